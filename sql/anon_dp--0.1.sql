@@ -1,0 +1,255 @@
+-- anon_dp 0.1: user-level differential privacy for SQL aggregate queries
+\echo Use "CREATE EXTENSION anon_dp" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- Query-level privacy arithmetic (pure functions of their arguments)
+--------------------------------------------------------------------------
+
+-- epsilon / (C_u (N + 1)): the share of each ANON aggregate and of the
+-- noisy user count of a query with N ANON aggregates
+CREATE FUNCTION anon_dp_epsilon_share(epsilon float8, max_groups_contributed int8,
+                                      n_aggregates int4)
+RETURNS float8 AS 'MODULE_PATHNAME', 'anon_dp_epsilon_share'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- tau: a partition is released iff its noisy user count (drawn with this
+-- epsilon by dp_partition_count) is at least tau
+CREATE FUNCTION anon_dp_tau(epsilon float8, delta float8, max_groups_contributed int8)
+RETURNS float8 AS 'MODULE_PATHNAME', 'anon_dp_tau'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- the paper's Theorem 2 tau for continuous Laplace noise of the same scale
+CREATE FUNCTION anon_dp_tau_continuous(epsilon float8, delta float8,
+                                       max_groups_contributed int8)
+RETURNS float8 AS 'MODULE_PATHNAME', 'anon_dp_tau_continuous'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Cross-user DP aggregates (building blocks; every input row is one
+-- contribution of one privacy unit).  Bounds and privacy parameters must be
+-- constants of the query.  Transition, combine and (de)serialize functions
+-- are deterministic; final functions draw noise and are VOLATILE.
+--------------------------------------------------------------------------
+
+-- shared support functions for flat states
+CREATE FUNCTION dp_sum_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_sum_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- dp_count(per_unit_count, upper, epsilon, contributions) -> bigint
+-- sum of per-unit counts clamped to [0, upper]; sensitivity upper
+CREATE FUNCTION dp_count_transfn(internal, int8, int8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_count_final(internal, int8, int8, float8, int4) RETURNS int8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_count(int8, int8, float8, int4) (
+    SFUNC = dp_count_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_count_final, FINALFUNC_EXTRA,
+    PARALLEL = SAFE);
+
+-- dp_sum(value, lower, upper, epsilon, contributions); sensitivity max(|lower|, |upper|)
+CREATE FUNCTION dp_sum_int4_transfn(internal, int4, int4, int4, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_int8_transfn(internal, int8, int8, int8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_float8_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_numeric_transfn(internal, numeric, numeric, numeric, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION dp_sum_int4_final(internal, int4, int4, int4, float8, int4) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_int8_final(internal, int8, int8, int8, float8, int4) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_float8_final(internal, float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_numeric_final(internal, numeric, numeric, numeric, float8, int4) RETURNS numeric
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+CREATE AGGREGATE dp_sum(int4, int4, int4, float8, int4) (
+    SFUNC = dp_sum_int4_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_sum_int4_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+CREATE AGGREGATE dp_sum(int8, int8, int8, float8, int4) (
+    SFUNC = dp_sum_int8_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_sum_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+CREATE AGGREGATE dp_sum(float8, float8, float8, float8, int4) (
+    SFUNC = dp_sum_float8_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+CREATE AGGREGATE dp_sum(numeric, numeric, numeric, float8, int4) (
+    SFUNC = dp_sum_numeric_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_sum_numeric_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+
+-- dp_avg(value, lower, upper, epsilon, contributions) -> float8 in [lower, upper]
+CREATE FUNCTION dp_avg_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_avg_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_avg_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_avg_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_avg_final(internal, float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_avg(float8, float8, float8, float8, int4) (
+    SFUNC = dp_avg_transfn, STYPE = internal,
+    COMBINEFUNC = dp_avg_combine,
+    SERIALFUNC = dp_avg_serialize, DESERIALFUNC = dp_avg_deserialize,
+    FINALFUNC = dp_avg_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+
+-- dp_var / dp_stddev(value, lower, upper, epsilon, contributions) -> float8
+CREATE FUNCTION dp_var_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_var_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_var_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_var_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_var_final(internal, float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_stddev_final(internal, float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_var(float8, float8, float8, float8, int4) (
+    SFUNC = dp_var_transfn, STYPE = internal,
+    COMBINEFUNC = dp_var_combine,
+    SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
+    FINALFUNC = dp_var_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+CREATE AGGREGATE dp_stddev(float8, float8, float8, float8, int4) (
+    SFUNC = dp_var_transfn, STYPE = internal,
+    COMBINEFUNC = dp_var_combine,
+    SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
+    FINALFUNC = dp_stddev_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+
+-- dp_ntile(value, percentile, lower, upper, epsilon, contributions) -> float8
+CREATE FUNCTION dp_ntile_transfn(internal, float8, float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_final(internal, float8, float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_ntile(float8, float8, float8, float8, float8, int4) (
+    SFUNC = dp_ntile_transfn, STYPE = internal,
+    COMBINEFUNC = dp_ntile_combine,
+    SERIALFUNC = dp_ntile_serialize, DESERIALFUNC = dp_ntile_deserialize,
+    FINALFUNC = dp_ntile_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+
+-- dp_partition_count(epsilon, delta, max_groups_contributed) -> float8 or NULL
+-- noisy number of rows (privacy units) if it reaches tau, else NULL
+CREATE FUNCTION dp_partition_count_transfn(int8, float8, float8, int8) RETURNS int8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_partition_count_final(int8, float8, float8, int8) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_partition_count(float8, float8, int8) (
+    SFUNC = dp_partition_count_transfn, STYPE = int8, INITCOND = '0',
+    COMBINEFUNC = int8pl,
+    FINALFUNC = dp_partition_count_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+
+--------------------------------------------------------------------------
+-- Public ANON_* aggregates.  The anonymization rewriter replaces them by
+-- per-user aggregation, contribution bounding and the dp_* aggregates
+-- above; evaluated directly they raise an error instead of releasing
+-- row-level results.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION anon_dp_requires_rewrite(internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite(internal, "any") RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite(internal, "any", int8) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite(internal, anyelement, anyelement, anyelement) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite(internal, float8, float8, float8, float8) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION anon_dp_requires_rewrite_count(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_int(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_numeric(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- ANON_COUNT(*), ANON_COUNT(col), ANON_COUNT(col, U) -> bigint
+CREATE AGGREGATE anon_count(*) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_count, PARALLEL = SAFE);
+CREATE AGGREGATE anon_count("any") (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_count, PARALLEL = SAFE);
+CREATE AGGREGATE anon_count("any", int8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_count, PARALLEL = SAFE);
+
+-- ANON_SUM(col, L, U): integer input -> bigint, float -> double precision,
+-- numeric -> numeric
+CREATE AGGREGATE anon_sum(int4, int4, int4) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_int, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum(int8, int8, int8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_int, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum(numeric, numeric, numeric) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_numeric, PARALLEL = SAFE);
+
+-- ANON_AVG, ANON_VAR, ANON_STDDEV, ANON_MIN, ANON_MAX, ANON_MEDIAN(col, L, U)
+-- -> double precision (any numeric input converts implicitly)
+CREATE AGGREGATE anon_avg(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+-- ANON_NTILE(col, p, L, U) -> double precision
+CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+
+--------------------------------------------------------------------------
+-- CREATE AGGREGATE records every aggregate as IMMUTABLE in pg_proc and has
+-- no option to change it.  The dp_* and ANON_* aggregates draw fresh noise
+-- (or refuse to run) at every evaluation, so mark them VOLATILE: the planner
+-- then never merges two calls into one result or treats them as constant.
+--------------------------------------------------------------------------
+UPDATE pg_catalog.pg_proc SET provolatile = 'v'
+WHERE prokind = 'a'
+  AND oid IN (SELECT objid FROM pg_catalog.pg_depend
+              WHERE classid = 'pg_catalog.pg_proc'::regclass
+                AND refclassid = 'pg_catalog.pg_extension'::regclass
+                AND refobjid = (SELECT oid FROM pg_catalog.pg_extension
+                                WHERE extname = 'anon_dp')
+                AND deptype = 'e');

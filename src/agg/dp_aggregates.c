@@ -1,0 +1,780 @@
+/*
+ * dp_aggregates.c -- PostgreSQL glue for the cross-user DP aggregates.
+ *
+ * The SQL aggregates dp_count, dp_sum, dp_avg, dp_var, dp_stddev, dp_ntile
+ * and dp_partition_count map the bounded aggregates of src/dp onto
+ * PostgreSQL's transition / combine / serialize / deserialize / final
+ * protocol.  Every input row is one contribution of one privacy unit (the
+ * rewriter aggregates per user first); "contributions" says how many rows a
+ * unit may contribute, and multiplies the sensitivity.
+ *
+ * Privacy parameters and bounds are read from the aggregate call itself
+ * (AggGetAggref) and must be constants of the query: a value computed from
+ * the data, or a $n parameter of a generic plan, is refused.  Reading them
+ * from the call also lets the final function release a noisy value on empty
+ * input, where no row ever carried the parameters.
+ *
+ * Noise is drawn only in final functions, which are VOLATILE.
+ */
+#include "anon_dp.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+
+#include "dp/dp_aggregate.h"
+#include "dp/dp_quantile.h"
+#include "dp/dp_params.h"
+
+/* ---- parameters of an aggregate call ---- */
+
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, const char *function)
+{
+	MemoryContext context;
+
+	if (!AggCheckCallContext(fcinfo, &context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as an aggregate", function)));
+	return context;
+}
+
+/*
+ * In a parallel plan the finalizing Aggref's only argument stands for the
+ * partial aggregate computed below it: either the partial Aggref itself or,
+ * after set_plan_references, an OUTER_VAR reference to it.  Follow such
+ * references down the plan tree to the partial Aggref, whose arguments are
+ * those the query wrote.
+ */
+static Aggref *
+partial_aggref(FunctionCallInfo fcinfo, Expr *expr)
+{
+	PlanState  *planstate = NULL;
+
+	if (fcinfo->context && IsA(fcinfo->context, AggState))
+		planstate = &((AggState *) fcinfo->context)->ss.ps;
+
+	for (;;)
+	{
+		if (IsA(expr, Aggref))
+			return (Aggref *) expr;
+		if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR &&
+			planstate != NULL && outerPlanState(planstate) != NULL)
+		{
+			Plan	   *outer;
+			AttrNumber	attno = ((Var *) expr)->varattno;
+
+			planstate = outerPlanState(planstate);
+			outer = planstate->plan;
+			if (attno < 1 || attno > list_length(outer->targetlist))
+				break;
+			expr = ((TargetEntry *) list_nth(outer->targetlist, attno - 1))->expr;
+			continue;
+		}
+		break;
+	}
+	return NULL;
+}
+
+/* Argument expressions of the aggregate call, as the query wrote them. */
+static List *
+call_arguments(FunctionCallInfo fcinfo, const char *function)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	if (aggref == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as an aggregate", function)));
+	if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+	{
+		Aggref	   *partial = NULL;
+
+		if (list_length(aggref->args) == 1)
+			partial = partial_aggref(fcinfo,
+									 ((TargetEntry *) linitial(aggref->args))->expr);
+		if (partial == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s cannot find its arguments in this parallel plan", function),
+					 errhint("SET max_parallel_workers_per_gather = 0 for this query.")));
+		aggref = partial;
+	}
+	return aggref->args;
+}
+
+static Const *
+constant_argument(List *args, int argno, const char *function, const char *name)
+{
+	Node	   *expr;
+
+	if (argno >= list_length(args))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("%s: argument %s is missing from the aggregate call", function, name)));
+	expr = (Node *) ((TargetEntry *) list_nth(args, argno))->expr;
+	while (IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (!IsA(expr, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of %s must be a constant", name, function),
+				 errdetail("Clamping bounds and privacy parameters are part of the privacy guarantee; a value computed from the data or supplied as a query parameter could leak information."),
+				 errhint("Write %s as a literal or constant expression in the query text.", name)));
+	if (((Const *) expr)->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s of %s must not be NULL", name, function),
+				 errhint("Write %s as a non-NULL constant.", name)));
+	return (Const *) expr;
+}
+
+static double
+numeric_to_double(Datum value)
+{
+	/* +-Infinity out of double range instead of an error: bounds are clamped */
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, value));
+}
+
+static double
+double_argument(List *args, int argno, const char *function, const char *name)
+{
+	Const	   *c = constant_argument(args, argno, function, name);
+
+	switch (c->consttype)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(c->constvalue);
+		case FLOAT4OID:
+			return (double) DatumGetFloat4(c->constvalue);
+		case INT2OID:
+			return (double) DatumGetInt16(c->constvalue);
+		case INT4OID:
+			return (double) DatumGetInt32(c->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(c->constvalue);
+		case NUMERICOID:
+			return numeric_to_double(c->constvalue);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s of %s has unsupported type %s", name, function,
+					format_type_be(c->consttype))));
+	pg_unreachable();
+}
+
+static int64
+int64_argument(List *args, int argno, const char *function, const char *name)
+{
+	Const	   *c = constant_argument(args, argno, function, name);
+
+	switch (c->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(c->constvalue);
+		case INT4OID:
+			return DatumGetInt32(c->constvalue);
+		case INT8OID:
+			return DatumGetInt64(c->constvalue);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s of %s has unsupported type %s", name, function,
+					format_type_be(c->consttype))));
+	pg_unreachable();
+}
+
+/* epsilon and contributions: the last two arguments of every dp_* aggregate */
+typedef struct common_params
+{
+	double		epsilon;
+	uint32		contributions;
+} common_params;
+
+static common_params
+read_common(List *args, int epsilon_argno, const char *function)
+{
+	common_params p;
+	int64		k;
+
+	p.epsilon = double_argument(args, epsilon_argno, function, "epsilon");
+	k = int64_argument(args, epsilon_argno + 1, function, "contributions");
+	if (k < 1 || k > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid contributions for %s: must be between 1 and 1000000", function),
+				 errhint("Pass 1 unless each privacy unit contributes several rows to this aggregate.")));
+	p.contributions = (uint32) k;
+	return p;
+}
+
+/* Map a failed init to the argument that caused it. */
+static void
+check_init(dp_status status, const char *function)
+{
+	const char *argument;
+
+	switch (status)
+	{
+		case DP_OK:
+			return;
+		case DP_ERR_EPSILON:
+			argument = "epsilon";
+			break;
+		case DP_ERR_CONTRIBUTIONS:
+			argument = "contributions";
+			break;
+		case DP_ERR_PERCENTILE:
+			argument = "percentile";
+			break;
+		default:
+			argument = "bounds";
+			break;
+	}
+	anon_dp_report_status(status, function, argument);
+}
+
+/* ---- sum and count ---- */
+
+typedef enum sum_kind
+{
+	SUM_COUNT,					/* (value int8, upper int8, epsilon, contributions) */
+	SUM_INTEGER,				/* (value int, lower int, upper int, epsilon, contributions) */
+	SUM_FLOAT					/* (value float8|numeric, lower, upper, epsilon, contributions) */
+} sum_kind;
+
+static dp_sum *
+sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+{
+	List	   *args = call_arguments(fcinfo, function);
+	dp_sum	   *s = palloc0(sizeof(dp_sum));
+	common_params common;
+	dp_status	status;
+
+	if (kind == SUM_COUNT)
+	{
+		int64		upper = int64_argument(args, 1, function, "upper bound");
+
+		common = read_common(args, 2, function);
+		status = dp_count_init(s, upper, common.epsilon, common.contributions);
+	}
+	else if (kind == SUM_INTEGER)
+	{
+		int64		lower = int64_argument(args, 1, function, "lower bound");
+		int64		upper = int64_argument(args, 2, function, "upper bound");
+
+		common = read_common(args, 3, function);
+		status = dp_sum_init_int(s, lower, upper, common.epsilon, common.contributions);
+	}
+	else
+	{
+		double		lower = double_argument(args, 1, function, "lower bound");
+		double		upper = double_argument(args, 2, function, "upper bound");
+
+		common = read_common(args, 3, function);
+		status = dp_sum_init_real(s, lower, upper, common.epsilon, common.contributions);
+	}
+	check_init(status, function);
+	return s;
+}
+
+static dp_sum *
+sum_state(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+{
+	MemoryContext context = aggregate_context(fcinfo, function);
+	MemoryContext old;
+	dp_sum	   *s;
+
+	if (!PG_ARGISNULL(0))
+		return (dp_sum *) PG_GETARG_POINTER(0);
+	old = MemoryContextSwitchTo(context);
+	s = sum_new(fcinfo, kind, function);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+PG_FUNCTION_INFO_V1(dp_count_transfn);
+Datum
+dp_count_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_COUNT, "dp_count");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_int(s, PG_GETARG_INT64(1));
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_int4_transfn);
+Datum
+dp_sum_int4_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_INTEGER, "dp_sum");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_int(s, (int64) PG_GETARG_INT32(1));
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_int8_transfn);
+Datum
+dp_sum_int8_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_INTEGER, "dp_sum");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_int(s, PG_GETARG_INT64(1));
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_float8_transfn);
+Datum
+dp_sum_float8_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_FLOAT, "dp_sum");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_real(s, PG_GETARG_FLOAT8(1));
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_numeric_transfn);
+Datum
+dp_sum_numeric_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_FLOAT, "dp_sum");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_real(s, numeric_to_double(PG_GETARG_DATUM(1)));
+	PG_RETURN_POINTER(s);
+}
+
+/* Combine functions copy the first non-NULL state into the aggregate context. */
+#define COMBINE_FLAT(fname, type, merge, function) \
+PG_FUNCTION_INFO_V1(fname); \
+Datum \
+fname(PG_FUNCTION_ARGS) \
+{ \
+	MemoryContext context = aggregate_context(fcinfo, function); \
+	type	   *into; \
+ \
+	if (PG_ARGISNULL(1)) \
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+	if (PG_ARGISNULL(0)) \
+	{ \
+		into = MemoryContextAlloc(context, sizeof(type)); \
+		memcpy(into, PG_GETARG_POINTER(1), sizeof(type)); \
+		PG_RETURN_POINTER(into); \
+	} \
+	into = (type *) PG_GETARG_POINTER(0); \
+	merge(into, (type *) PG_GETARG_POINTER(1)); \
+	PG_RETURN_POINTER(into); \
+}
+
+/* Flat states serialize as their bytes: they hold no pointers. */
+#define SERIALIZE_FLAT(serial, deserial, type) \
+PG_FUNCTION_INFO_V1(serial); \
+Datum \
+serial(PG_FUNCTION_ARGS) \
+{ \
+	bytea	   *out = palloc(VARHDRSZ + sizeof(type)); \
+ \
+	SET_VARSIZE(out, VARHDRSZ + sizeof(type)); \
+	memcpy(VARDATA(out), PG_GETARG_POINTER(0), sizeof(type)); \
+	PG_RETURN_BYTEA_P(out); \
+} \
+PG_FUNCTION_INFO_V1(deserial); \
+Datum \
+deserial(PG_FUNCTION_ARGS) \
+{ \
+	bytea	   *in = PG_GETARG_BYTEA_PP(0); \
+	type	   *state; \
+ \
+	if (VARSIZE_ANY_EXHDR(in) != sizeof(type)) \
+		ereport(ERROR, \
+				(errcode(ERRCODE_DATA_CORRUPTED), \
+				 errmsg("invalid serialized state for %s", #type))); \
+	state = palloc(sizeof(type)); \
+	memcpy(state, VARDATA_ANY(in), sizeof(type)); \
+	PG_RETURN_POINTER(state); \
+}
+
+COMBINE_FLAT(dp_sum_combine, dp_sum, dp_sum_merge, "dp_sum")
+SERIALIZE_FLAT(dp_sum_serialize, dp_sum_deserialize, dp_sum)
+
+static dp_sum *
+sum_final_state(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+{
+	if (!PG_ARGISNULL(0))
+		return (dp_sum *) PG_GETARG_POINTER(0);
+	return sum_new(fcinfo, kind, function);	/* empty input: still noisy */
+}
+
+static int64
+saturate_int64(dp_i128 v)
+{
+	if (v > (dp_i128) PG_INT64_MAX)
+		return PG_INT64_MAX;
+	if (v < (dp_i128) PG_INT64_MIN)
+		return PG_INT64_MIN;
+	return (int64) v;
+}
+
+PG_FUNCTION_INFO_V1(dp_count_final);
+Datum
+dp_count_final(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_final_state(fcinfo, SUM_COUNT, "dp_count");
+
+	PG_RETURN_INT64(saturate_int64(dp_sum_release_int(dp_rng_secure(), s)));
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_int_final);
+Datum
+dp_sum_int_final(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_final_state(fcinfo, SUM_INTEGER, "dp_sum");
+
+	PG_RETURN_INT64(saturate_int64(dp_sum_release_int(dp_rng_secure(), s)));
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_float8_final);
+Datum
+dp_sum_float8_final(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_final_state(fcinfo, SUM_FLOAT, "dp_sum");
+
+	PG_RETURN_FLOAT8(dp_sum_release_real(dp_rng_secure(), s));
+}
+
+PG_FUNCTION_INFO_V1(dp_sum_numeric_final);
+Datum
+dp_sum_numeric_final(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_final_state(fcinfo, SUM_FLOAT, "dp_sum");
+	double		v = dp_sum_release_real(dp_rng_secure(), s);
+
+	if (isinf(v))				/* post-processing: keep the result finite */
+		v = v > 0 ? DBL_MAX : -DBL_MAX;
+	PG_RETURN_DATUM(DirectFunctionCall1(float8_numeric, Float8GetDatum(v)));
+}
+
+/* ---- mean, variance, standard deviation: (value, lower, upper, epsilon, contributions) ---- */
+
+typedef enum moment_kind
+{
+	MOMENT_MEAN,
+	MOMENT_VARIANCE
+} moment_kind;
+
+static void *
+moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+{
+	List	   *args = call_arguments(fcinfo, function);
+	double		lower = double_argument(args, 1, function, "lower bound");
+	double		upper = double_argument(args, 2, function, "upper bound");
+	common_params common = read_common(args, 3, function);
+
+	if (kind == MOMENT_MEAN)
+	{
+		dp_mean    *m = palloc0(sizeof(dp_mean));
+
+		check_init(dp_mean_init(m, lower, upper, common.epsilon, common.contributions),
+				   function);
+		return m;
+	}
+	else
+	{
+		dp_variance *v = palloc0(sizeof(dp_variance));
+
+		check_init(dp_variance_init(v, lower, upper, common.epsilon, common.contributions),
+				   function);
+		return v;
+	}
+}
+
+static void *
+moment_state(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+{
+	MemoryContext context = aggregate_context(fcinfo, function);
+	MemoryContext old;
+	void	   *state;
+
+	if (!PG_ARGISNULL(0))
+		return PG_GETARG_POINTER(0);
+	old = MemoryContextSwitchTo(context);
+	state = moment_new(fcinfo, kind, function);
+	MemoryContextSwitchTo(old);
+	return state;
+}
+
+PG_FUNCTION_INFO_V1(dp_avg_transfn);
+Datum
+dp_avg_transfn(PG_FUNCTION_ARGS)
+{
+	dp_mean    *m = moment_state(fcinfo, MOMENT_MEAN, "dp_avg");
+
+	if (!PG_ARGISNULL(1))
+		dp_mean_add(m, PG_GETARG_FLOAT8(1));
+	PG_RETURN_POINTER(m);
+}
+
+COMBINE_FLAT(dp_avg_combine, dp_mean, dp_mean_merge, "dp_avg")
+SERIALIZE_FLAT(dp_avg_serialize, dp_avg_deserialize, dp_mean)
+
+PG_FUNCTION_INFO_V1(dp_avg_final);
+Datum
+dp_avg_final(PG_FUNCTION_ARGS)
+{
+	dp_mean    *m = PG_ARGISNULL(0) ? moment_new(fcinfo, MOMENT_MEAN, "dp_avg")
+		: (dp_mean *) PG_GETARG_POINTER(0);
+
+	PG_RETURN_FLOAT8(dp_mean_release(dp_rng_secure(), m));
+}
+
+PG_FUNCTION_INFO_V1(dp_var_transfn);
+Datum
+dp_var_transfn(PG_FUNCTION_ARGS)
+{
+	dp_variance *v = moment_state(fcinfo, MOMENT_VARIANCE, "dp_var");
+
+	if (!PG_ARGISNULL(1))
+		dp_variance_add(v, PG_GETARG_FLOAT8(1));
+	PG_RETURN_POINTER(v);
+}
+
+COMBINE_FLAT(dp_var_combine, dp_variance, dp_variance_merge, "dp_var")
+SERIALIZE_FLAT(dp_var_serialize, dp_var_deserialize, dp_variance)
+
+static dp_variance *
+variance_final_state(FunctionCallInfo fcinfo, const char *function)
+{
+	return PG_ARGISNULL(0) ? moment_new(fcinfo, MOMENT_VARIANCE, function)
+		: (dp_variance *) PG_GETARG_POINTER(0);
+}
+
+PG_FUNCTION_INFO_V1(dp_var_final);
+Datum
+dp_var_final(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(dp_variance_release(dp_rng_secure(),
+										 variance_final_state(fcinfo, "dp_var")));
+}
+
+PG_FUNCTION_INFO_V1(dp_stddev_final);
+Datum
+dp_stddev_final(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(sqrt(dp_variance_release(dp_rng_secure(),
+											  variance_final_state(fcinfo, "dp_stddev"))));
+}
+
+/* ---- quantiles: (value, percentile, lower, upper, epsilon, contributions) ---- */
+
+typedef struct quantile_state
+{
+	dp_quantile tree;
+	double		percentile;
+} quantile_state;
+
+static quantile_state *
+quantile_new(FunctionCallInfo fcinfo, const char *function)
+{
+	List	   *args = call_arguments(fcinfo, function);
+	double		percentile = double_argument(args, 1, function, "percentile");
+	double		lower = double_argument(args, 2, function, "lower bound");
+	double		upper = double_argument(args, 3, function, "upper bound");
+	common_params common = read_common(args, 4, function);
+	quantile_state *q = palloc0(sizeof(quantile_state));
+
+	check_init(dp_check_percentile(percentile), function);
+	check_init(dp_quantile_init(&q->tree, lower, upper, common.epsilon,
+								common.contributions), function);
+	q->percentile = percentile;
+	return q;
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_transfn);
+Datum
+dp_ntile_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext context = aggregate_context(fcinfo, "dp_ntile");
+	MemoryContext old = MemoryContextSwitchTo(context);
+	quantile_state *q;
+
+	q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile")
+		: (quantile_state *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+		dp_quantile_add(&q->tree, PG_GETARG_FLOAT8(1));	/* may grow the table */
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(q);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_combine);
+Datum
+dp_ntile_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext context = aggregate_context(fcinfo, "dp_ntile");
+	MemoryContext old;
+	quantile_state *into;
+	quantile_state *from;
+
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	from = (quantile_state *) PG_GETARG_POINTER(1);
+	old = MemoryContextSwitchTo(context);
+	if (PG_ARGISNULL(0))
+	{
+		into = palloc(sizeof(quantile_state));
+		*into = *from;
+		into->tree.capacity = 0;
+		into->tree.used = 0;
+		into->tree.keys = NULL;
+		into->tree.counts = NULL;
+	}
+	else
+		into = (quantile_state *) PG_GETARG_POINTER(0);
+	dp_quantile_merge(&into->tree, &from->tree);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(into);
+}
+
+/* serialized: header (tree with pointers cleared), then (leaf, count) pairs */
+typedef struct quantile_entry
+{
+	uint32		leaf;
+	uint64		count;
+} quantile_entry;
+
+PG_FUNCTION_INFO_V1(dp_ntile_serialize);
+Datum
+dp_ntile_serialize(PG_FUNCTION_ARGS)
+{
+	quantile_state *q = (quantile_state *) PG_GETARG_POINTER(0);
+	quantile_state header = *q;
+	Size		size = VARHDRSZ + sizeof(quantile_state) +
+		(Size) q->tree.used * sizeof(quantile_entry);
+	bytea	   *out = palloc(size);
+	quantile_entry *entries = (quantile_entry *) (VARDATA(out) + sizeof(quantile_state));
+	uint32		cursor = 0;
+	uint32		n = 0;
+	uint32		leaf;
+	uint64		count;
+
+	header.tree.keys = NULL;
+	header.tree.counts = NULL;
+	header.tree.capacity = 0;
+	SET_VARSIZE(out, size);
+	memcpy(VARDATA(out), &header, sizeof(quantile_state));
+	while (dp_quantile_next(&q->tree, &cursor, &leaf, &count))
+	{
+		quantile_entry e;
+
+		e.leaf = leaf;
+		e.count = count;
+		memcpy(&entries[n++], &e, sizeof(e));
+	}
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_deserialize);
+Datum
+dp_ntile_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	Size		len = VARSIZE_ANY_EXHDR(in);
+	const char *data = VARDATA_ANY(in);
+	quantile_state *q = palloc(sizeof(quantile_state));
+	uint32		used;
+	uint32		i;
+
+	if (len < sizeof(quantile_state))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized state for dp_ntile")));
+	memcpy(q, data, sizeof(quantile_state));
+	used = q->tree.used;
+	if (len != sizeof(quantile_state) + (Size) used * sizeof(quantile_entry))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized state for dp_ntile")));
+	q->tree.used = 0;
+	for (i = 0; i < used; i++)
+	{
+		quantile_entry e;
+
+		memcpy(&e, data + sizeof(quantile_state) + i * sizeof(quantile_entry), sizeof(e));
+		dp_quantile_add_leaf(&q->tree, e.leaf, e.count);
+	}
+	PG_RETURN_POINTER(q);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_final);
+Datum
+dp_ntile_final(PG_FUNCTION_ARGS)
+{
+	quantile_state *q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile")
+		: (quantile_state *) PG_GETARG_POINTER(0);
+
+	PG_RETURN_FLOAT8(dp_quantile_release(dp_rng_secure(), &q->tree, q->percentile));
+}
+
+/* ---- partition selection: (epsilon, delta, max_groups_contributed) ---- */
+
+PG_FUNCTION_INFO_V1(dp_partition_count_transfn);
+Datum
+dp_partition_count_transfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(PG_GETARG_INT64(0) + 1);
+}
+
+/*
+ * The noisy number of rows (privacy units, after per-unit aggregation) of
+ * the partition if it reaches tau, else NULL: the rewriter drops partitions
+ * whose count is NULL.
+ */
+PG_FUNCTION_INFO_V1(dp_partition_count_final);
+Datum
+dp_partition_count_final(PG_FUNCTION_ARGS)
+{
+	const char *function = "dp_partition_count";
+	List	   *args = call_arguments(fcinfo, function);
+	double		epsilon = double_argument(args, 0, function, "epsilon");
+	double		delta = double_argument(args, 1, function, "delta");
+	int64		max_groups = int64_argument(args, 2, function, "max_groups_contributed");
+	int64		n = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
+	dp_threshold threshold;
+	dp_status	status = dp_threshold_make(epsilon, delta, max_groups, &threshold);
+	double		noisy;
+
+	if (status == DP_ERR_DELTA)
+		anon_dp_report_status(status, function, "delta");
+	if (status == DP_ERR_MAX_GROUPS)
+		anon_dp_report_status(status, function, "max_groups_contributed");
+	if (status != DP_OK)
+		anon_dp_report_status(status, function, "epsilon");
+	if (!dp_threshold_release(dp_rng_secure(), &threshold, (uint64) n, &noisy))
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(noisy);
+}
+
+/* ---- the public ANON_* aggregates before the rewriter handles them ---- */
+
+PG_FUNCTION_INFO_V1(anon_dp_requires_rewrite);
+Datum
+anon_dp_requires_rewrite(PG_FUNCTION_ARGS)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("ANON_* aggregates can only run inside an anonymization query rewritten by anon_dp"),
+			 errdetail("Evaluated directly they would release row-level results that do not protect users who own many rows."),
+			 errhint("Load anon_dp through shared_preload_libraries and label the privacy unit column; until the query rewriter is installed, use the dp_* building blocks over per-user aggregated rows.")));
+	PG_RETURN_NULL();
+}

@@ -1,0 +1,214 @@
+/*
+ * dp_aggregate.c -- bounded count, sum, mean and variance.
+ */
+#include "dp_aggregate.h"
+
+#include <math.h>
+
+dp_status
+dp_check_bounds(double lower, double upper)
+{
+	if (!isfinite(lower) || !isfinite(upper) ||
+		fabs(lower) > DP_BOUND_MAX || fabs(upper) > DP_BOUND_MAX)
+		return DP_ERR_BOUND_NOT_FINITE;
+	if (lower > upper)
+		return DP_ERR_BOUNDS_ORDER;
+	return DP_OK;
+}
+
+static double
+max_abs(double a, double b)
+{
+	a = fabs(a);
+	b = fabs(b);
+	return a > b ? a : b;
+}
+
+dp_status
+dp_sum_init_real(dp_sum *s, double lower, double upper, double epsilon,
+				 uint32_t contributions)
+{
+	dp_status	status = dp_check_bounds(lower, upper);
+
+	if (status != DP_OK)
+		return status;
+	s->integer = false;
+	s->lower = lower;
+	s->upper = upper;
+	s->lower_int = 0;
+	s->upper_int = 0;
+	s->units = 0;
+	return dp_laplace_plan_make(max_abs(lower, upper), epsilon, contributions,
+								&s->plan);
+}
+
+dp_status
+dp_sum_init_int(dp_sum *s, int64_t lower, int64_t upper, double epsilon,
+				uint32_t contributions)
+{
+	if (lower > upper)
+		return DP_ERR_BOUNDS_ORDER;
+	s->integer = true;
+	s->lower_int = lower;
+	s->upper_int = upper;
+	s->lower = (double) lower;
+	s->upper = (double) upper;
+	s->units = 0;
+	return dp_laplace_plan_make(max_abs((double) lower, (double) upper),
+								epsilon, contributions, &s->plan);
+}
+
+dp_status
+dp_count_init(dp_sum *s, int64_t upper, double epsilon, uint32_t contributions)
+{
+	if (upper < 0)
+		return DP_ERR_BOUND_NEGATIVE;
+	return dp_sum_init_int(s, 0, upper, epsilon, contributions);
+}
+
+void
+dp_sum_merge(dp_sum *into, const dp_sum *from)
+{
+	into->units += from->units;
+}
+
+double
+dp_sum_release_real(dp_rng *rng, const dp_sum *s)
+{
+	return dp_units_to_double(&s->plan,
+							  dp_laplace_noisy_units(rng, &s->plan, s->units));
+}
+
+dp_i128
+dp_sum_release_int(dp_rng *rng, const dp_sum *s)
+{
+	return dp_units_to_integer(&s->plan,
+							   dp_laplace_noisy_units(rng, &s->plan, s->units));
+}
+
+/* ---- mean ---- */
+
+dp_status
+dp_mean_init(dp_mean *m, double lower, double upper, double epsilon,
+			 uint32_t contributions)
+{
+	dp_status	status = dp_check_bounds(lower, upper);
+
+	if (status != DP_OK)
+		return status;
+	if (!isfinite(epsilon))
+		return DP_ERR_EPSILON;
+	m->lower = lower;
+	m->upper = upper;
+	m->midpoint = lower / 2.0 + upper / 2.0;
+	m->count_units = 0;
+	m->sum_units = 0;
+	status = dp_laplace_plan_make(1.0, epsilon / 2.0, contributions, &m->count_plan);
+	if (status != DP_OK)
+		return status;
+	status = dp_laplace_plan_make(upper / 2.0 - lower / 2.0, epsilon / 2.0,
+								  contributions, &m->sum_plan);
+	m->count_one = dp_units_from_int64(&m->count_plan, 1);
+	return status;
+}
+
+void
+dp_mean_merge(dp_mean *into, const dp_mean *from)
+{
+	into->count_units += from->count_units;
+	into->sum_units += from->sum_units;
+}
+
+static double
+clamp_result(double x, double lower, double upper)
+{
+	if (x != x)
+		return lower / 2.0 + upper / 2.0;	/* cannot happen; never NaN out */
+	return x < lower ? lower : (x > upper ? upper : x);
+}
+
+double
+dp_mean_release(dp_rng *rng, const dp_mean *m)
+{
+	double		count = dp_units_to_double(&m->count_plan,
+										   dp_laplace_noisy_units(rng, &m->count_plan,
+																  m->count_units));
+	double		sum = dp_units_to_double(&m->sum_plan,
+										 dp_laplace_noisy_units(rng, &m->sum_plan,
+																m->sum_units));
+
+	if (count < 1.0)
+		count = 1.0;
+	return clamp_result(sum / count + m->midpoint, m->lower, m->upper);
+}
+
+/* ---- variance ---- */
+
+dp_status
+dp_variance_init(dp_variance *v, double lower, double upper, double epsilon,
+				 uint32_t contributions)
+{
+	dp_status	status = dp_check_bounds(lower, upper);
+
+	if (status != DP_OK)
+		return status;
+	if (!isfinite(epsilon))
+		return DP_ERR_EPSILON;
+	v->lower = lower;
+	v->upper = upper;
+	v->midpoint = lower / 2.0 + upper / 2.0;
+	v->half_width = upper / 2.0 - lower / 2.0;
+	v->square_centre = v->half_width * v->half_width / 2.0;
+	v->count_units = 0;
+	v->sum_units = 0;
+	v->square_units = 0;
+	if (!isfinite(v->square_centre))
+		return DP_ERR_NOISE_SCALE;
+	status = dp_laplace_plan_make(1.0, epsilon / 3.0, contributions, &v->count_plan);
+	if (status == DP_OK)
+		status = dp_laplace_plan_make(v->half_width, epsilon / 3.0, contributions,
+									  &v->sum_plan);
+	if (status == DP_OK)
+		status = dp_laplace_plan_make(v->square_centre, epsilon / 3.0, contributions,
+									  &v->square_plan);
+	if (status == DP_OK)
+		v->count_one = dp_units_from_int64(&v->count_plan, 1);
+	return status;
+}
+
+void
+dp_variance_merge(dp_variance *into, const dp_variance *from)
+{
+	into->count_units += from->count_units;
+	into->sum_units += from->sum_units;
+	into->square_units += from->square_units;
+}
+
+double
+dp_variance_release(dp_rng *rng, const dp_variance *v)
+{
+	double		count = dp_units_to_double(&v->count_plan,
+										   dp_laplace_noisy_units(rng, &v->count_plan,
+																  v->count_units));
+	double		sum = dp_units_to_double(&v->sum_plan,
+										 dp_laplace_noisy_units(rng, &v->sum_plan,
+																v->sum_units));
+	double		squares = dp_units_to_double(&v->square_plan,
+											 dp_laplace_noisy_units(rng, &v->square_plan,
+																	v->square_units));
+	double		mean;
+	double		mean_square;
+	double		variance;
+	double		max_variance = v->half_width * v->half_width;
+
+	if (count < 1.0)
+		count = 1.0;
+	mean = sum / count;
+	mean_square = squares / count + v->square_centre;
+	variance = mean_square - mean * mean;
+	if (variance != variance || variance < 0.0)
+		variance = 0.0;
+	if (variance > max_variance)
+		variance = max_variance;
+	return variance;
+}

@@ -1,0 +1,259 @@
+/*
+ * dp_noise.c -- Laplace and Gaussian noise on a power-of-two grid.
+ *
+ * See dp_noise.h for the construction and why no floating-point noise is used.
+ */
+#include "dp_noise.h"
+
+#include <math.h>
+
+#include "dp_sampler.h"
+
+#define UNITS_LOG2_MIN 20		/* at least 2^20 grid steps per sensitivity */
+#define UNITS_LOG2_MAX 60		/* at most 2^60 units per contribution */
+#define T_MAX (UINT64_C(1) << 62)
+
+/* ceil(log2(x)) for finite x > 0 */
+static int
+ceil_log2(double x)
+{
+	int			e;
+	double		m = frexp(x, &e);	/* x = m 2^e, m in [0.5, 1) */
+
+	return (m == 0.5) ? e - 1 : e;
+}
+
+const char *
+dp_status_text(dp_status status)
+{
+	switch (status)
+	{
+		case DP_OK:
+			return "ok";
+		case DP_ERR_EPSILON:
+			return "epsilon must be a finite number between 1e-12 and 1048576";
+		case DP_ERR_DELTA:
+			return "delta must be a finite number strictly between 0 and 1";
+		case DP_ERR_BOUND_NOT_FINITE:
+			return "clamping bounds must be finite numbers of magnitude at most 1e250";
+		case DP_ERR_BOUNDS_ORDER:
+			return "the lower bound must not exceed the upper bound";
+		case DP_ERR_BOUND_NEGATIVE:
+			return "a count bound must not be negative";
+		case DP_ERR_NOISE_SCALE:
+			return "the noise scale (sensitivity / epsilon) is outside the supported range";
+		case DP_ERR_PERCENTILE:
+			return "the percentile must lie in [0, 1]";
+		case DP_ERR_CONTRIBUTIONS:
+			return "the number of contributions per privacy unit must be at least 1";
+		case DP_ERR_MAX_GROUPS:
+			return "the number of groups a privacy unit may contribute to must be at least 1";
+		case DP_ERR_SIGMA:
+			return "the Gaussian standard deviation is outside the supported range";
+	}
+	return "unknown error";
+}
+
+dp_status
+dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
+					 dp_laplace_plan *plan)
+{
+	double		eps_per_contribution;
+	int			units_log2;
+	double		t_real;
+
+	if (!isfinite(epsilon) || epsilon <= 0.0 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	if (contributions < 1)
+		return DP_ERR_CONTRIBUTIONS;
+	eps_per_contribution = epsilon / contributions;
+	if (eps_per_contribution < 1e-12)
+		return DP_ERR_EPSILON;
+	if (!isfinite(sensitivity) || sensitivity < 0.0)
+		return DP_ERR_NOISE_SCALE;
+
+	plan->sensitivity = sensitivity;
+	plan->epsilon = epsilon;
+	plan->contributions = contributions;
+
+	if (sensitivity == 0.0)
+	{
+		/* the quantity cannot depend on the data: release it exactly */
+		plan->grid_exp = 0;
+		plan->units_per_value = 1.0;
+		plan->t = 0;
+		return DP_OK;
+	}
+	if (sensitivity < ldexp(1.0, -DP_SCALE_LOG2_MAX) ||
+		sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
+		return DP_ERR_NOISE_SCALE;
+
+	/*
+	 * Choose how many grid units one contribution may span: about
+	 * 2^40 * epsilon / k, so that the noise scale t is about 2^40 units, but
+	 * never so few that grid rounding matters (2^20) nor so many that the
+	 * 128-bit sum could overflow (2^60).
+	 */
+	units_log2 = DP_GRID_STEPS_LOG2 + (int) floor(log2(eps_per_contribution));
+	if (units_log2 < UNITS_LOG2_MIN)
+		units_log2 = UNITS_LOG2_MIN;
+	if (units_log2 > UNITS_LOG2_MAX)
+		units_log2 = UNITS_LOG2_MAX;
+	plan->grid_exp = ceil_log2(sensitivity) - units_log2;
+	plan->units_per_value = ldexp(1.0, -plan->grid_exp);
+
+	/* t >= k (sensitivity / r + 1) / epsilon, see dp_noise.h */
+	t_real = (double) contributions * (ldexp(sensitivity, -plan->grid_exp) + 1.0) / epsilon;
+	if (!(t_real < (double) (T_MAX - 2)))
+		return DP_ERR_NOISE_SCALE;
+	plan->t = (uint64_t) ceil(t_real) + 1;
+	return DP_OK;
+}
+
+double
+dp_laplace_plan_scale(const dp_laplace_plan *plan)
+{
+	return ldexp((double) plan->t, plan->grid_exp);
+}
+
+dp_i128
+dp_units_from_double(const dp_laplace_plan *plan, double x)
+{
+	double		y = x * plan->units_per_value;	/* exact: a power of two */
+
+	if (!(fabs(y) < 1.0e37))
+		dp_fail("grid units out of range");
+	/* round half away from zero; truncation is exact for |y| < 2^127 */
+	return (dp_i128) (y < 0.0 ? y - 0.5 : y + 0.5);
+}
+
+dp_i128
+dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
+{
+	int			g = plan->grid_exp;
+	uint64_t	mag;
+	dp_u128		q;
+
+	if (g <= 0)
+		return (dp_i128) x * ((dp_i128) 1 << (-g));
+	if (g >= 64)
+		return 0;				/* |x| < 2^63 <= r / 2 rounds to zero */
+	mag = x < 0 ? (uint64_t) 0 - (uint64_t) x : (uint64_t) x;
+	q = ((dp_u128) mag + ((dp_u128) 1 << (g - 1))) >> g;
+	return x < 0 ? -(dp_i128) q : (dp_i128) q;
+}
+
+dp_i128
+dp_laplace_noisy_units(dp_rng *rng, const dp_laplace_plan *plan, dp_i128 units)
+{
+	if (plan->t == 0)
+		return units;
+	return units + dp_discrete_laplace(rng, plan->t, 1);
+}
+
+double
+dp_units_to_double(const dp_laplace_plan *plan, dp_i128 units)
+{
+	return ldexp((double) units, plan->grid_exp);
+}
+
+dp_i128
+dp_units_to_integer(const dp_laplace_plan *plan, dp_i128 units)
+{
+	int			g = plan->grid_exp;
+	dp_u128		mag;
+	dp_u128		q;
+
+	if (g >= 0)
+		return units * ((dp_i128) 1 << g);
+	if (g <= -127)
+		return 0;
+	mag = units < 0 ? (dp_u128) 0 - (dp_u128) units : (dp_u128) units;
+	q = (mag + ((dp_u128) 1 << (-g - 1))) >> (-g);
+	return units < 0 ? -(dp_i128) q : (dp_i128) q;
+}
+
+double
+dp_laplace_real(dp_rng *rng, const dp_laplace_plan *plan, double x)
+{
+	double		y;
+	int64_t		z;
+
+	if (!isfinite(x))
+		dp_fail("dp_laplace_real: value is not finite");
+	if (plan->t == 0)
+		return x;
+	y = ldexp(x, -plan->grid_exp);
+	if (fabs(y) < 1.0e37)
+		return dp_units_to_double(plan,
+								  dp_laplace_noisy_units(rng, plan,
+														 dp_units_from_double(plan, x)));
+
+	/*
+	 * |x| >= 2^122 r: x is already a multiple of r.  x + z r computed in
+	 * double is the correctly rounded exact sum, a function of the exact
+	 * noisy value only.
+	 */
+	z = dp_discrete_laplace(rng, plan->t, 1);
+	return x + ldexp((double) z, plan->grid_exp);
+}
+
+dp_status
+dp_gaussian_plan_make(double l2_sensitivity, double sigma, dp_gaussian_plan *plan)
+{
+	double		units;
+
+	if (!isfinite(l2_sensitivity) || l2_sensitivity <= 0.0 ||
+		!isfinite(sigma) || sigma <= 0.0)
+		return DP_ERR_SIGMA;
+	if (sigma < ldexp(1.0, -DP_SCALE_LOG2_MAX) || sigma > ldexp(1.0, DP_SCALE_LOG2_MAX) ||
+		l2_sensitivity < ldexp(1.0, -DP_SCALE_LOG2_MAX) ||
+		l2_sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
+		return DP_ERR_SIGMA;
+
+	plan->l2_sensitivity = l2_sensitivity;
+	plan->sigma = sigma;
+	plan->grid_exp = ceil_log2(sigma) - DP_GAUSSIAN_GRID_STEPS_LOG2;
+
+	/*
+	 * Rounding to the grid adds up to r to the L2 sensitivity, so scale sigma
+	 * by (l2 + r) / l2:  sigma_units >= sigma (1/r + 1/l2).
+	 */
+	units = ldexp(sigma, -plan->grid_exp) + sigma / l2_sensitivity;
+	if (!(units < (double) DP_GAUSSIAN_SIGMA_MAX - 2.0))
+		return DP_ERR_SIGMA;
+	plan->sigma_units = (uint64_t) ceil(units) + 1;
+	return DP_OK;
+}
+
+double
+dp_gaussian_real(dp_rng *rng, const dp_gaussian_plan *plan, double x)
+{
+	double		y;
+	int64_t		z;
+
+	if (!isfinite(x))
+		dp_fail("dp_gaussian_real: value is not finite");
+	y = ldexp(x, -plan->grid_exp);
+	z = dp_discrete_gaussian(rng, plan->sigma_units);
+	if (fabs(y) < 1.0e37)
+	{
+		dp_i128		units = (dp_i128) (y < 0.0 ? y - 0.5 : y + 0.5);
+
+		return ldexp((double) (units + z), plan->grid_exp);
+	}
+	return x + ldexp((double) z, plan->grid_exp);
+}
+
+dp_status
+dp_gaussian_sigma(double epsilon, double delta, double l2_sensitivity, double *sigma)
+{
+	if (!isfinite(epsilon) || epsilon <= 0.0 || epsilon >= 1.0)
+		return DP_ERR_EPSILON;
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	if (!isfinite(l2_sensitivity) || l2_sensitivity <= 0.0)
+		return DP_ERR_SIGMA;
+	*sigma = l2_sensitivity * sqrt(2.0 * log(1.25 / delta)) / epsilon;
+	return DP_OK;
+}

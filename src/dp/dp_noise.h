@@ -1,0 +1,99 @@
+/*
+ * dp_noise.h -- additive noise on a power-of-two grid.
+ *
+ * Floating-point Laplace noise (x + b*log(u)) leaks x through the pattern of
+ * representable results (Mironov, CCS 2012).  anon_dp never computes noise in
+ * floating point.  Instead a mechanism is planned once from its query
+ * constants (sensitivity, epsilon, contributions):
+ *
+ *   b = k * sensitivity / epsilon            the Laplace scale required
+ *   r = 2^g, g = ceil(log2 b) - 40           the grid: about 2^40 steps per b
+ *
+ * Every contribution is rounded to a whole number of grid units (exactly, in
+ * integer arithmetic for integer input), the units are summed exactly in a
+ * 128-bit integer, and the release adds Z units, Z ~ discrete Laplace with
+ * integer scale
+ *
+ *   t = ceil(k * (sensitivity / r + 1) / epsilon) + 1
+ *
+ * The "+ 1" inside covers the rounding of each contribution to the grid (a
+ * rounded value moves by at most one unit), the outer "+ 1" covers the
+ * rounding of the double-precision division.  The released value is
+ * units * r, converted once; this conversion and any later rounding are
+ * post-processing of an exactly distributed integer.
+ */
+#ifndef DP_NOISE_H
+#define DP_NOISE_H
+
+#include "dp_core.h"
+#include "dp_rng.h"
+
+#define DP_GRID_STEPS_LOG2 40	/* b / r lies in (2^39, 2^40] */
+#define DP_SCALE_LOG2_MAX 900	/* b must lie in [2^-900, 2^900] */
+
+typedef struct dp_laplace_plan
+{
+	double		sensitivity;	/* L1 sensitivity of one contribution */
+	double		epsilon;		/* epsilon spent by this release */
+	uint32_t	contributions;	/* contributions of one privacy unit (k) */
+	int32_t		grid_exp;		/* g: the grid step is r = 2^g */
+	double		units_per_value;	/* 2^-g, exact */
+	uint64_t	t;				/* discrete Laplace scale in units; 0 = exact */
+} dp_laplace_plan;
+
+/*
+ * Plan a Laplace release.  Fails with DP_ERR_EPSILON or DP_ERR_NOISE_SCALE;
+ * a zero sensitivity gives an exact plan (t = 0) because the released
+ * quantity cannot depend on the data.
+ */
+extern dp_status dp_laplace_plan_make(double sensitivity, double epsilon,
+									  uint32_t contributions,
+									  dp_laplace_plan *plan);
+
+/* The Laplace scale actually applied, t * r, in value units. */
+extern double dp_laplace_plan_scale(const dp_laplace_plan *plan);
+
+/* Grid units of a finite, already clamped value (round half away from 0). */
+extern dp_i128 dp_units_from_double(const dp_laplace_plan *plan, double x);
+extern dp_i128 dp_units_from_int64(const dp_laplace_plan *plan, int64_t x);
+
+/* units + Z, Z ~ discrete Laplace(t); exact plans return units unchanged. */
+extern dp_i128 dp_laplace_noisy_units(dp_rng *rng, const dp_laplace_plan *plan,
+									  dp_i128 units);
+
+/* Value of a unit count: units * r, correctly rounded to double. */
+extern double dp_units_to_double(const dp_laplace_plan *plan, dp_i128 units);
+
+/* Value of a unit count rounded to the nearest integer (ties away from 0). */
+extern dp_i128 dp_units_to_integer(const dp_laplace_plan *plan, dp_i128 units);
+
+/* One-shot: x (finite) plus Laplace noise of the plan, on the plan's grid. */
+extern double dp_laplace_real(dp_rng *rng, const dp_laplace_plan *plan, double x);
+
+/*
+ * Gaussian noise on a grid of about 2^20 steps per sigma.  sigma is the
+ * standard deviation required for L2 sensitivity l2_sensitivity; the sampled
+ * sigma is raised so that the per-value grid rounding is covered.
+ */
+typedef struct dp_gaussian_plan
+{
+	double		l2_sensitivity;
+	double		sigma;
+	int32_t		grid_exp;
+	uint64_t	sigma_units;	/* integer sigma of the discrete Gaussian */
+} dp_gaussian_plan;
+
+#define DP_GAUSSIAN_GRID_STEPS_LOG2 20
+
+extern dp_status dp_gaussian_plan_make(double l2_sensitivity, double sigma,
+									   dp_gaussian_plan *plan);
+extern double dp_gaussian_real(dp_rng *rng, const dp_gaussian_plan *plan, double x);
+
+/*
+ * Classic Gaussian mechanism sigma for (epsilon, delta)-DP with epsilon in
+ * (0, 1): sigma = l2 * sqrt(2 ln(1.25 / delta)) / epsilon (Dwork-Roth Thm A.1).
+ */
+extern dp_status dp_gaussian_sigma(double epsilon, double delta,
+								   double l2_sensitivity, double *sigma);
+
+#endif							/* DP_NOISE_H */

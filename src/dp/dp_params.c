@@ -1,0 +1,117 @@
+/*
+ * dp_params.c -- epsilon split and tau-thresholding arithmetic.
+ */
+#include "dp_params.h"
+
+#include <math.h>
+
+dp_status
+dp_check_epsilon(double epsilon)
+{
+	if (!isfinite(epsilon) || epsilon < 1e-12 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	return DP_OK;
+}
+
+dp_status
+dp_check_delta(double delta)
+{
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	return DP_OK;
+}
+
+dp_status
+dp_check_max_groups(int64_t max_groups)
+{
+	if (max_groups < 1)
+		return DP_ERR_MAX_GROUPS;
+	return DP_OK;
+}
+
+dp_status
+dp_epsilon_share(double epsilon, int64_t max_groups, int32_t n_aggregates,
+				 double *share)
+{
+	dp_status	status;
+
+	if ((status = dp_check_epsilon(epsilon)) != DP_OK)
+		return status;
+	if ((status = dp_check_max_groups(max_groups)) != DP_OK)
+		return status;
+	if (n_aggregates < 0)
+		return DP_ERR_CONTRIBUTIONS;
+	*share = epsilon / ((double) max_groups * ((double) n_aggregates + 1.0));
+	return dp_check_epsilon(*share);
+}
+
+double
+dp_single_unit_release_bound(double delta, int64_t max_groups)
+{
+	return -expm1(log1p(-delta) / (double) max_groups);
+}
+
+double
+dp_tau_continuous(double scale, double delta, int64_t max_groups)
+{
+	double		q = dp_single_unit_release_bound(delta, max_groups);
+
+	return 1.0 - scale * log(2.0 * q);
+}
+
+dp_status
+dp_threshold_make(double count_epsilon, double delta, int64_t max_groups,
+				  dp_threshold *threshold)
+{
+	dp_status	status;
+	double		t;
+	double		q;
+	double		z_min;
+	double		units_one;
+
+	if ((status = dp_check_epsilon(count_epsilon)) != DP_OK)
+		return status;
+	if ((status = dp_check_delta(delta)) != DP_OK)
+		return status;
+	if ((status = dp_check_max_groups(max_groups)) != DP_OK)
+		return status;
+	status = dp_laplace_plan_make(1.0, count_epsilon, 1, &threshold->count_plan);
+	if (status != DP_OK)
+		return status;
+
+	threshold->delta = delta;
+	threshold->max_groups = max_groups;
+
+	t = (double) threshold->count_plan.t;
+	q = dp_single_unit_release_bound(delta, max_groups);
+	/* smallest z >= 0 with a^z / (1 + a) <= q, plus one unit of slack */
+	z_min = ceil(-t * (log(q) + log1p(exp(-1.0 / t)))) + 1.0;
+	if (z_min < 0.0)
+		z_min = 0.0;
+	units_one = ldexp(1.0, -threshold->count_plan.grid_exp);
+	if (!(units_one + z_min < 9.0e15))
+		return DP_ERR_NOISE_SCALE;	/* keep every compared value exact */
+	threshold->tau = ldexp(units_one + z_min, threshold->count_plan.grid_exp);
+	return DP_OK;
+}
+
+double
+dp_threshold_noisy_count(dp_rng *rng, const dp_threshold *threshold,
+						 uint64_t n_units)
+{
+	const dp_laplace_plan *plan = &threshold->count_plan;
+	dp_i128		units = (dp_i128) n_units * dp_units_from_int64(plan, 1);
+
+	return dp_units_to_double(plan, dp_laplace_noisy_units(rng, plan, units));
+}
+
+bool
+dp_threshold_release(dp_rng *rng, const dp_threshold *threshold,
+					 uint64_t n_units, double *noisy_count)
+{
+	double		noisy = dp_threshold_noisy_count(rng, threshold, n_units);
+
+	if (noisy_count)
+		*noisy_count = noisy;
+	return noisy >= threshold->tau;
+}

@@ -1,0 +1,73 @@
+/*
+ * dp_quantile.h -- differentially private quantiles with bounded memory.
+ *
+ * A quantile tree: [lower, upper] is cut into BRANCHING^HEIGHT = 16^4 = 65536
+ * equal leaves; each contribution increments one leaf (and so one node per
+ * level, L1 sensitivity HEIGHT per contribution).  Only non-empty leaves are
+ * stored (open addressing), so the state holds at most 65536 entries however
+ * many rows arrive, and two states merge by adding leaf counts.
+ *
+ * Release walks from the root: the 16 children of the current node get
+ * independent discrete Laplace noise of scale HEIGHT k / epsilon (on the grid
+ * of dp_noise.h), negative noisy counts become 0, and the walk descends into
+ * the child holding the requested rank.  Inside the final leaf the value is
+ * interpolated linearly.  Only visited nodes draw noise; this is the same
+ * distribution as noising every node up front.
+ */
+#ifndef DP_QUANTILE_H
+#define DP_QUANTILE_H
+
+#include "dp_core.h"
+#include "dp_noise.h"
+#include "dp_rng.h"
+
+#define DP_QTREE_BRANCHING 16
+#define DP_QTREE_HEIGHT 4
+#define DP_QTREE_LEAVES 65536	/* BRANCHING ^ HEIGHT */
+
+typedef struct dp_quantile
+{
+	double		lower;
+	double		upper;
+	double		leaves_per_unit;	/* DP_QTREE_LEAVES / (upper - lower) */
+	dp_laplace_plan plan;		/* noise of one node count */
+	uint32_t	capacity;		/* slots (power of two, or 0) */
+	uint32_t	used;			/* non-empty leaves */
+	uint32_t   *keys;			/* leaf index + 1; 0 marks an empty slot */
+	uint64_t   *counts;
+} dp_quantile;
+
+extern dp_status dp_quantile_init(dp_quantile *q, double lower, double upper,
+								  double epsilon, uint32_t contributions);
+extern dp_status dp_check_percentile(double p);
+
+/* Leaf of a contribution; false (ignore) for NaN. */
+extern bool dp_quantile_leaf(const dp_quantile *q, double x, uint32_t *leaf);
+extern void dp_quantile_add_leaf(dp_quantile *q, uint32_t leaf, uint64_t count);
+
+static inline void
+dp_quantile_add(dp_quantile *q, double x)
+{
+	uint32_t	leaf;
+
+	if (dp_quantile_leaf(q, x, &leaf))
+		dp_quantile_add_leaf(q, leaf, 1);
+}
+
+extern void dp_quantile_merge(dp_quantile *into, const dp_quantile *from);
+
+/*
+ * Iterate over non-empty leaves: for (i = 0; dp_quantile_next(q, &i, &l, &c);)
+ */
+extern bool dp_quantile_next(const dp_quantile *q, uint32_t *cursor,
+							 uint32_t *leaf, uint64_t *count);
+
+/* Bytes of heap memory held by the state. */
+extern size_t dp_quantile_memory(const dp_quantile *q);
+
+extern void dp_quantile_free(dp_quantile *q);
+
+/* The p-quantile (p in [0, 1]); always inside [lower, upper]. */
+extern double dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p);
+
+#endif							/* DP_QUANTILE_H */

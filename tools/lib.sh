@@ -1,0 +1,80 @@
+# tools/lib.sh -- shared by tools/demo and tools/test (sourced, not run).
+#
+# bootstrap:   install Debian packages if missing, build and install anon_dp
+# start_cluster / stop_cluster: a throwaway PostgreSQL cluster owned by an
+#              unprivileged user, on a Unix socket in a private directory,
+#              with shared_preload_libraries = 'anon_dp'
+
+set -euo pipefail
+
+ANON_DP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev python3"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# run a command as root (directly, or through sudo when we are not root)
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+bootstrap() {
+	local missing=""
+	local p
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		log "installing Debian packages:$missing"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		# shellcheck disable=SC2086
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+	log "building anon_dp"
+	make -C "$ANON_DP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config"
+	log "installing anon_dp into PostgreSQL $PG_MAJOR"
+	as_root make -C "$ANON_DP_ROOT" -s PG_CONFIG="$PG_BIN/pg_config" install >/dev/null
+}
+
+# The cluster runs as $PG_USER: root may not run PostgreSQL.
+if [ "$(id -u)" -eq 0 ]; then PG_USER=postgres; else PG_USER=$(id -un); fi
+
+as_pg() {
+	if [ "$(id -un)" = "$PG_USER" ]; then "$@"; else runuser -u "$PG_USER" -- "$@"; fi
+}
+
+CLUSTER_DIR=""
+PGPORT=${ANON_DP_PORT:-54329}
+
+start_cluster() {
+	CLUSTER_DIR=$(mktemp -d /tmp/anon_dp_cluster.XXXXXX)
+	chmod 755 "$CLUSTER_DIR"
+	[ "$(id -u)" -eq 0 ] && chown "$PG_USER" "$CLUSTER_DIR"
+	log "starting a throwaway cluster in $CLUSTER_DIR (user $PG_USER)"
+	as_pg "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U "$PG_USER" --auth=trust -E UTF8 --locale=C >/dev/null
+	cat <<EOF | as_pg tee -a "$CLUSTER_DIR/data/postgresql.conf" >/dev/null
+shared_preload_libraries = 'anon_dp'
+listen_addresses = ''
+unix_socket_directories = '$CLUSTER_DIR'
+port = $PGPORT
+max_parallel_workers_per_gather = 2
+fsync = off
+EOF
+	as_pg "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w start >/dev/null
+	export PGHOST=$CLUSTER_DIR PGPORT PGUSER=$PG_USER PGDATABASE=postgres
+}
+
+stop_cluster() {
+	if [ -n "$CLUSTER_DIR" ] && [ -d "$CLUSTER_DIR/data" ]; then
+		as_pg "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+		rm -rf "$CLUSTER_DIR"
+	fi
+	CLUSTER_DIR=""
+}
+
+# psql as the cluster owner, quiet, stop on the first error
+pg_psql() {
+	as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+		"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
+}
