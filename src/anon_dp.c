@@ -58,7 +58,7 @@ status_hint(dp_status status)
 	switch (status)
 	{
 		case DP_ERR_EPSILON:
-			return "Pass a constant epsilon such as 0.1 or 1.0 (at least 1e-12 per contribution, at most 1048576).";
+			return "Pass a constant epsilon such as 0.1 or 1.0.";
 		case DP_ERR_DELTA:
 			return "Pass a constant delta such as 1e-5; it must be greater than 0 and less than 1.";
 		case DP_ERR_BOUND_NOT_FINITE:
@@ -68,7 +68,7 @@ status_hint(dp_status status)
 		case DP_ERR_BOUND_NEGATIVE:
 			return "A per-user count bound is a count: use 1 or another positive constant.";
 		case DP_ERR_NOISE_SCALE:
-			return "Use clamping bounds closer to zero or a larger epsilon.";
+			return "Use clamping bounds whose width and magnitude lie between 1e-270 and 1e250; for variances, keep (upper - lower)^2 below 1e270.";
 		case DP_ERR_PERCENTILE:
 			return "Write the percentile as a constant fraction, for example 0.5 for the median.";
 		case DP_ERR_CONTRIBUTIONS:

@@ -8,7 +8,7 @@
 
 #include "dp/dp_core.h"
 
-/* settings (anon_dp.*), see doc/settings in the user guide */
+/* settings (anon_dp.*), read by the query rewriter; see doc/functions.md */
 extern double anon_dp_epsilon;
 extern double anon_dp_delta;
 extern int	anon_dp_max_groups_contributed;

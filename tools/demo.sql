@@ -90,7 +90,10 @@ INSERT INTO access_logs SELECT 424242, 'SecretBrowser 0.1', 60, 1000 FROM genera
 SELECT browser_agent, round(noisy_users::numeric, 1) AS noisy_users,
        round(anon_dp_tau(0.5, 1e-5, 1)::numeric, 2) AS tau
 FROM (SELECT browser_agent, dp_partition_count(0.5, 1e-5, 1) AS noisy_users
-      FROM (SELECT DISTINCT uid, browser_agent FROM access_logs) per_user
+      FROM (SELECT uid, browser_agent,      -- per user, at most C_u = 1 partition
+                   row_number() OVER (PARTITION BY uid ORDER BY random()) AS pick
+            FROM (SELECT DISTINCT uid, browser_agent FROM access_logs) d) per_user
+      WHERE pick <= 1
       GROUP BY browser_agent) s
 WHERE noisy_users IS NOT NULL
 ORDER BY noisy_users DESC;

@@ -775,6 +775,6 @@ anon_dp_requires_rewrite(PG_FUNCTION_ARGS)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("ANON_* aggregates can only run inside an anonymization query rewritten by anon_dp"),
 			 errdetail("Evaluated directly they would release row-level results that do not protect users who own many rows."),
-			 errhint("Load anon_dp through shared_preload_libraries and label the privacy unit column; until the query rewriter is installed, use the dp_* building blocks over per-user aggregated rows.")));
+			 errhint("Until the anonymization rewriter is available, aggregate per user first and use the dp_* building blocks (see doc/functions.md).")));
 	PG_RETURN_NULL();
 }

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "dp_params.h"
+
 dp_status
 dp_check_bounds(double lower, double upper)
 {
@@ -32,6 +34,8 @@ dp_sum_init_real(dp_sum *s, double lower, double upper, double epsilon,
 
 	if (status != DP_OK)
 		return status;
+	if ((status = dp_check_epsilon(epsilon)) != DP_OK)
+		return status;
 	s->integer = false;
 	s->lower = lower;
 	s->upper = upper;
@@ -48,6 +52,8 @@ dp_sum_init_int(dp_sum *s, int64_t lower, int64_t upper, double epsilon,
 {
 	if (lower > upper)
 		return DP_ERR_BOUNDS_ORDER;
+	if (dp_check_epsilon(epsilon) != DP_OK)
+		return DP_ERR_EPSILON;
 	s->integer = true;
 	s->lower_int = lower;
 	s->upper_int = upper;
@@ -88,6 +94,22 @@ dp_sum_release_int(dp_rng *rng, const dp_sum *s)
 
 /* ---- mean ---- */
 
+/*
+ * Bound on |fl(x - midpoint)| for x in [lower, upper].  The midpoint is a
+ * rounded double, so the two half widths may differ from (upper - lower) / 2
+ * and from each other; the larger one, rounded up once more, bounds every
+ * centred contribution (subtraction is monotone).
+ */
+static double
+centred_half_width(double lower, double upper, double midpoint)
+{
+	double		above = upper - midpoint;
+	double		below = midpoint - lower;
+	double		h = above > below ? above : below;
+
+	return h > 0.0 ? nextafter(h, INFINITY) : 0.0;
+}
+
 dp_status
 dp_mean_init(dp_mean *m, double lower, double upper, double epsilon,
 			 uint32_t contributions)
@@ -96,8 +118,8 @@ dp_mean_init(dp_mean *m, double lower, double upper, double epsilon,
 
 	if (status != DP_OK)
 		return status;
-	if (!isfinite(epsilon))
-		return DP_ERR_EPSILON;
+	if ((status = dp_check_epsilon(epsilon)) != DP_OK)
+		return status;
 	m->lower = lower;
 	m->upper = upper;
 	m->midpoint = lower / 2.0 + upper / 2.0;
@@ -106,8 +128,8 @@ dp_mean_init(dp_mean *m, double lower, double upper, double epsilon,
 	status = dp_laplace_plan_make(1.0, epsilon / 2.0, contributions, &m->count_plan);
 	if (status != DP_OK)
 		return status;
-	status = dp_laplace_plan_make(upper / 2.0 - lower / 2.0, epsilon / 2.0,
-								  contributions, &m->sum_plan);
+	status = dp_laplace_plan_make(centred_half_width(lower, upper, m->midpoint),
+								  epsilon / 2.0, contributions, &m->sum_plan);
 	m->count_one = dp_units_from_int64(&m->count_plan, 1);
 	return status;
 }
@@ -152,13 +174,15 @@ dp_variance_init(dp_variance *v, double lower, double upper, double epsilon,
 
 	if (status != DP_OK)
 		return status;
-	if (!isfinite(epsilon))
-		return DP_ERR_EPSILON;
+	if ((status = dp_check_epsilon(epsilon)) != DP_OK)
+		return status;
 	v->lower = lower;
 	v->upper = upper;
 	v->midpoint = lower / 2.0 + upper / 2.0;
-	v->half_width = upper / 2.0 - lower / 2.0;
-	v->square_centre = v->half_width * v->half_width / 2.0;
+	v->half_width = centred_half_width(lower, upper, v->midpoint);
+	/* fl(d * d) <= fl(h * h) <= nextafter: squares stay in [0, 2 * centre] */
+	v->square_centre = v->half_width > 0.0
+		? nextafter(v->half_width * v->half_width, INFINITY) / 2.0 : 0.0;
 	v->count_units = 0;
 	v->sum_units = 0;
 	v->square_units = 0;
@@ -199,7 +223,8 @@ dp_variance_release(dp_rng *rng, const dp_variance *v)
 	double		mean;
 	double		mean_square;
 	double		variance;
-	double		max_variance = v->half_width * v->half_width;
+	double		max_variance = (v->upper / 2.0 - v->lower / 2.0) *
+		(v->upper / 2.0 - v->lower / 2.0);
 
 	if (count < 1.0)
 		count = 1.0;

@@ -133,8 +133,8 @@ typedef struct dp_variance
 	double		lower;
 	double		upper;
 	double		midpoint;
-	double		half_width;		/* (upper - lower) / 2 */
-	double		square_centre;	/* half_width^2 / 2 */
+	double		half_width;		/* bound on |x - midpoint|, about (upper - lower) / 2 */
+	double		square_centre;	/* about half_width^2 / 2 */
 	dp_laplace_plan count_plan;
 	dp_laplace_plan sum_plan;
 	dp_laplace_plan square_plan;

@@ -9,7 +9,7 @@
 
 #include "dp_sampler.h"
 
-#define UNITS_LOG2_MIN 20		/* at least 2^20 grid steps per sensitivity */
+#define UNITS_LOG2_MIN 10		/* at least 2^10 grid steps per sensitivity */
 #define UNITS_LOG2_MAX 60		/* at most 2^60 units per contribution */
 #define T_MAX (UINT64_C(1) << 62)
 
@@ -31,7 +31,7 @@ dp_status_text(dp_status status)
 		case DP_OK:
 			return "ok";
 		case DP_ERR_EPSILON:
-			return "epsilon must be a finite number between 1e-12 and 1048576";
+			return "epsilon must be a finite number between 1e-12 and 1048576 (and at least 1e-12 for each contribution and each internal part)";
 		case DP_ERR_DELTA:
 			return "delta must be a finite number strictly between 0 and 1";
 		case DP_ERR_BOUND_NOT_FINITE:
@@ -41,7 +41,7 @@ dp_status_text(dp_status status)
 		case DP_ERR_BOUND_NEGATIVE:
 			return "a count bound must not be negative";
 		case DP_ERR_NOISE_SCALE:
-			return "the noise scale (sensitivity / epsilon) is outside the supported range";
+			return "the sensitivity implied by the bounds is outside the supported range 2^-900 .. 2^900";
 		case DP_ERR_PERCENTILE:
 			return "the percentile must lie in [0, 1]";
 		case DP_ERR_CONTRIBUTIONS:
@@ -91,8 +91,11 @@ dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
 	/*
 	 * Choose how many grid units one contribution may span: about
 	 * 2^40 * epsilon / k, so that the noise scale t is about 2^40 units, but
-	 * never so few that grid rounding matters (2^20) nor so many that the
-	 * 128-bit sum could overflow (2^60).
+	 * never fewer than 2^10 (grid rounding then adds at most 2^-10 to the
+	 * sensitivity, and only when epsilon / k < 2^-30) nor more than 2^60 (the
+	 * 128-bit sum cannot overflow).  At the smallest epsilon / k accepted,
+	 * 1e-12, t stays below 2^51, so the discrete Laplace sampler's redraw of
+	 * values beyond int64 has probability below exp(-2^12).
 	 */
 	units_log2 = DP_GRID_STEPS_LOG2 + (int) floor(log2(eps_per_contribution));
 	if (units_log2 < UNITS_LOG2_MIN)

@@ -7,7 +7,13 @@
  * constants (sensitivity, epsilon, contributions):
  *
  *   b = k * sensitivity / epsilon            the Laplace scale required
- *   r = 2^g, g = ceil(log2 b) - 40           the grid: about 2^40 steps per b
+ *   r = 2^g                                  the grid step, chosen so that one
+ *                                            contribution spans about
+ *                                            2^40 * epsilon / k units (at
+ *                                            least 2^10, at most 2^60): the
+ *                                            noise scale is then about 2^40
+ *                                            units whenever epsilon / k lies
+ *                                            in [2^-30, 2^20]
  *
  * Every contribution is rounded to a whole number of grid units (exactly, in
  * integer arithmetic for integer input), the units are summed exactly in a
@@ -28,8 +34,8 @@
 #include "dp_core.h"
 #include "dp_rng.h"
 
-#define DP_GRID_STEPS_LOG2 40	/* b / r lies in (2^39, 2^40] */
-#define DP_SCALE_LOG2_MAX 900	/* b must lie in [2^-900, 2^900] */
+#define DP_GRID_STEPS_LOG2 40	/* target noise scale in units: about 2^40 */
+#define DP_SCALE_LOG2_MAX 900	/* a sensitivity must lie in [2^-900, 2^900] */
 
 typedef struct dp_laplace_plan
 {

@@ -67,7 +67,7 @@ dp_threshold_make(double count_epsilon, double delta, int64_t max_groups,
 	double		t;
 	double		q;
 	double		z_min;
-	double		units_one;
+	dp_i128		units_one;
 
 	if ((status = dp_check_epsilon(count_epsilon)) != DP_OK)
 		return status;
@@ -88,30 +88,23 @@ dp_threshold_make(double count_epsilon, double delta, int64_t max_groups,
 	z_min = ceil(-t * (log(q) + log1p(exp(-1.0 / t)))) + 1.0;
 	if (z_min < 0.0)
 		z_min = 0.0;
-	units_one = ldexp(1.0, -threshold->count_plan.grid_exp);
-	if (!(units_one + z_min < 9.0e15))
-		return DP_ERR_NOISE_SCALE;	/* keep every compared value exact */
-	threshold->tau = ldexp(units_one + z_min, threshold->count_plan.grid_exp);
+	if (!(z_min < 1.0e30))
+		return DP_ERR_NOISE_SCALE;
+	units_one = dp_units_from_int64(&threshold->count_plan, 1);
+	threshold->tau_units = units_one + (dp_i128) z_min;
+	threshold->tau = dp_units_to_double(&threshold->count_plan, threshold->tau_units);
 	return DP_OK;
-}
-
-double
-dp_threshold_noisy_count(dp_rng *rng, const dp_threshold *threshold,
-						 uint64_t n_units)
-{
-	const dp_laplace_plan *plan = &threshold->count_plan;
-	dp_i128		units = (dp_i128) n_units * dp_units_from_int64(plan, 1);
-
-	return dp_units_to_double(plan, dp_laplace_noisy_units(rng, plan, units));
 }
 
 bool
 dp_threshold_release(dp_rng *rng, const dp_threshold *threshold,
 					 uint64_t n_units, double *noisy_count)
 {
-	double		noisy = dp_threshold_noisy_count(rng, threshold, n_units);
+	const dp_laplace_plan *plan = &threshold->count_plan;
+	dp_i128		units = (dp_i128) n_units * dp_units_from_int64(plan, 1);
+	dp_i128		noisy = dp_laplace_noisy_units(rng, plan, units);
 
 	if (noisy_count)
-		*noisy_count = noisy;
-	return noisy >= threshold->tau;
+		*noisy_count = dp_units_to_double(plan, noisy);
+	return noisy >= threshold->tau_units;
 }

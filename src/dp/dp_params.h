@@ -42,22 +42,20 @@ extern double dp_tau_continuous(double scale, double delta, int64_t max_groups);
  * noisy_count >= tau.  tau is computed for the discrete noise actually drawn:
  * with Z ~ DLap(t) in units of r, P(Z >= z) = a^z / (1 + a), a = e^(-1/t), so
  *   tau = 1 + r * max(0, ceil(-t ln(q (1 + a))) + 1)
- * (the final + 1 absorbs floating-point error in the logarithms).
+ * (the final + 1 absorbs floating-point error in the logarithms).  The
+ * comparison is made exactly, in grid units.
  */
 typedef struct dp_threshold
 {
 	dp_laplace_plan count_plan;	/* noise of the user count */
 	double		delta;
 	int64_t		max_groups;
-	double		tau;			/* release iff noisy count >= tau */
+	dp_i128		tau_units;		/* release iff noisy count in units >= tau_units */
+	double		tau;			/* tau_units * r, for display */
 } dp_threshold;
 
 extern dp_status dp_threshold_make(double count_epsilon, double delta,
 								   int64_t max_groups, dp_threshold *threshold);
-
-/* Noisy count of n_units (exactly on the plan's grid, as a double). */
-extern double dp_threshold_noisy_count(dp_rng *rng, const dp_threshold *threshold,
-									   uint64_t n_units);
 
 /* Draw the noisy count and decide; *noisy_count may be NULL. */
 extern bool dp_threshold_release(dp_rng *rng, const dp_threshold *threshold,

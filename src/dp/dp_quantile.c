@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dp_aggregate.h"
+#include "dp_params.h"
 
 #define MAX_SLOTS (2u * DP_QTREE_LEAVES)
 
@@ -27,6 +28,8 @@ dp_quantile_init(dp_quantile *q, double lower, double upper, double epsilon,
 
 	memset(q, 0, sizeof(*q));
 	if (status != DP_OK)
+		return status;
+	if ((status = dp_check_epsilon(epsilon)) != DP_OK)
 		return status;
 	q->lower = lower;
 	q->upper = upper;
