@@ -13,6 +13,8 @@ SELECT dp_sum(v, 0, 1, 'NaN', 1) FROM e;
 SELECT dp_sum(v, 0, 1, 'Infinity', 1) FROM e;
 SELECT dp_sum(v, 0, 1, 1e7, 1) FROM e;
 SELECT dp_avg(v, 0, 1, 1e-13, 1) FROM e;
+SELECT dp_avg(v, 0, 1, 2e6, 1) FROM e;
+SELECT dp_avg(v, 0, 1, 1.5e-12, 1) FROM e;
 -- bounds
 SELECT dp_sum(v, 1, 0, 1.0, 1) FROM e;
 SELECT dp_sum(i, 10, -10, 1.0, 1) FROM e;
