@@ -91,7 +91,7 @@ dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
 	/*
 	 * Choose how many grid units one contribution may span: about
 	 * 2^40 * epsilon / k, so that the noise scale t is about 2^40 units, but
-	 * never fewer than 2^10 (grid rounding then adds at most 2^-10 to the
+	 * never fewer than 2^10 (grid rounding then adds less than 2^-9 to the
 	 * sensitivity, and only when epsilon / k < 2^-30) nor more than 2^60 (the
 	 * 128-bit sum cannot overflow).  At the smallest epsilon / k accepted,
 	 * 1e-12, t stays below 2^51, so the discrete Laplace sampler's redraw of
