@@ -11,7 +11,7 @@
 
 #define UNITS_LOG2_MIN 10		/* at least 2^10 grid steps per sensitivity */
 #define UNITS_LOG2_MAX 60		/* at most 2^60 units per contribution */
-#define T_MAX (UINT64_C(1) << 62)
+#define T_MAX (UINT64_C(1) << 56)	/* dp_discrete_laplace limit */
 
 /* ceil(log2(x)) for finite x > 0 */
 static int
@@ -119,15 +119,47 @@ dp_laplace_plan_scale(const dp_laplace_plan *plan)
 	return ldexp((double) plan->t, plan->grid_exp);
 }
 
+static dp_i128 round_half_away_checked(double y);
+
+/*
+ * Round half away from zero, exactly: y - trunc(y) is computed without
+ * rounding error, so the decision never depends on a rounded y + 0.5.
+ */
+static dp_i128
+round_half_away(double y)
+{
+	double		whole = trunc(y);
+	double		fraction = y - whole;	/* exact */
+	dp_i128		units = (dp_i128) whole;
+
+	if (fraction >= 0.5)
+		units += 1;
+	else if (fraction <= -0.5)
+		units -= 1;
+	return units;
+}
+
+static dp_i128
+round_half_away_checked(double y)
+{
+	if (!(fabs(y) < 1.0e37))
+		dp_fail("grid units out of range");
+	return round_half_away(y);
+}
+
 dp_i128
 dp_units_from_double(const dp_laplace_plan *plan, double x)
 {
 	double		y = x * plan->units_per_value;	/* exact: a power of two */
+	int64_t		whole;
+	double		fraction;
 
-	if (!(fabs(y) < 1.0e37))
-		dp_fail("grid units out of range");
-	/* round half away from zero; truncation is exact for |y| < 2^127 */
-	return (dp_i128) (y < 0.0 ? y - 0.5 : y + 0.5);
+	/* one contribution spans at most 2^60 units (plus rounding) */
+	if (!(fabs(y) < 0x1p62))
+		return round_half_away_checked(y);
+	whole = (int64_t) y;		/* truncation toward zero, one instruction */
+	fraction = y - (double) whole;	/* exact */
+	return (dp_i128) whole + (fraction >= 0.5) - (fraction <= -0.5);
 }
 
 dp_i128
@@ -139,8 +171,8 @@ dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
 
 	if (g <= 0)
 		return (dp_i128) x * ((dp_i128) 1 << (-g));
-	if (g >= 64)
-		return 0;				/* |x| < 2^63 <= r / 2 rounds to zero */
+	if (g >= 65)
+		return 0;				/* |x| <= 2^63 < r / 2 rounds to zero */
 	mag = x < 0 ? (uint64_t) 0 - (uint64_t) x : (uint64_t) x;
 	q = ((dp_u128) mag + ((dp_u128) 1 << (g - 1))) >> g;
 	return x < 0 ? -(dp_i128) q : (dp_i128) q;
@@ -240,11 +272,7 @@ dp_gaussian_real(dp_rng *rng, const dp_gaussian_plan *plan, double x)
 	y = ldexp(x, -plan->grid_exp);
 	z = dp_discrete_gaussian(rng, plan->sigma_units);
 	if (fabs(y) < 1.0e37)
-	{
-		dp_i128		units = (dp_i128) (y < 0.0 ? y - 0.5 : y + 0.5);
-
-		return ldexp((double) (units + z), plan->grid_exp);
-	}
+		return ldexp((double) (round_half_away(y) + z), plan->grid_exp);
 	return x + ldexp((double) z, plan->grid_exp);
 }
 

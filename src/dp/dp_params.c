@@ -84,8 +84,17 @@ dp_threshold_make(double count_epsilon, double delta, int64_t max_groups,
 
 	t = (double) threshold->count_plan.t;
 	q = dp_single_unit_release_bound(delta, max_groups);
-	/* smallest z >= 0 with a^z / (1 + a) <= q, plus one unit of slack */
-	z_min = ceil(-t * (log(q) + log1p(exp(-1.0 / t)))) + 1.0;
+	/*
+	 * Smallest z >= 0 with a^z / (1 + a) <= q.  t |ln q| can exceed 2^53, so
+	 * compute in long double and add a relative slack of 1e-15 (several
+	 * double ulps) plus one unit: tau errs only on the safe side.
+	 */
+	{
+		long double z = -(long double) t *
+			(logl((long double) q) + log1pl(expl(-1.0L / (long double) t)));
+
+		z_min = (double) ceill(z + fabsl(z) * 1e-15L) + 1.0;
+	}
 	if (z_min < 0.0)
 		z_min = 0.0;
 	if (!(z_min < 1.0e30))

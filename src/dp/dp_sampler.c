@@ -96,10 +96,8 @@ dp_geometric_exp(dp_rng *rng, uint64_t num, uint64_t den)
 int64_t
 dp_discrete_laplace(dp_rng *rng, uint64_t t, uint64_t s)
 {
-	const uint64_t limit = UINT64_C(1) << 62;
-
-	if (t == 0 || s == 0 || t > limit || s > limit)
-		dp_fail("dp_discrete_laplace: scale parameters outside [1, 2^62]");
+	if (t == 0 || s == 0 || t > (UINT64_C(1) << 56) || s > (UINT64_C(1) << 62))
+		dp_fail("dp_discrete_laplace: t outside [1, 2^56] or s outside [1, 2^62]");
 
 	for (;;)
 	{
@@ -120,7 +118,7 @@ dp_discrete_laplace(dp_rng *rng, uint64_t t, uint64_t s)
 		if (negative && y == 0)
 			continue;			/* zero must not be counted twice */
 		if (y > (dp_u128) INT64_MAX)
-			continue;			/* probability below exp(-2^62 s/t); keeps int64 */
+			continue;			/* probability below e^-128 for t <= 2^56 */
 		return negative ? -(int64_t) y : (int64_t) y;
 	}
 }

@@ -31,7 +31,8 @@ extern uint64_t dp_geometric_exp(dp_rng *rng, uint64_t num, uint64_t den);
 
 /*
  * Discrete Laplace with scale t/s: P(Z = z) proportional to exp(-|z| s / t).
- * Requires 1 <= t, s <= 2^62.
+ * Requires 1 <= t <= 2^56 and 1 <= s <= 2^62.  Values beyond int64 are
+ * redrawn; with t <= 2^56 that happens with probability below e^-128.
  */
 extern int64_t dp_discrete_laplace(dp_rng *rng, uint64_t t, uint64_t s);
 
