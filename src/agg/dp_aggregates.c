@@ -289,13 +289,12 @@ sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
 static dp_sum *
 sum_state(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
 {
-	MemoryContext context = aggregate_context(fcinfo, function);
 	MemoryContext old;
 	dp_sum	   *s;
 
-	if (!PG_ARGISNULL(0))
+	if (likely(!PG_ARGISNULL(0)))
 		return (dp_sum *) PG_GETARG_POINTER(0);
-	old = MemoryContextSwitchTo(context);
+	old = MemoryContextSwitchTo(aggregate_context(fcinfo, function));
 	s = sum_new(fcinfo, kind, function);
 	MemoryContextSwitchTo(old);
 	return s;
@@ -503,13 +502,12 @@ moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
 static void *
 moment_state(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
 {
-	MemoryContext context = aggregate_context(fcinfo, function);
 	MemoryContext old;
 	void	   *state;
 
-	if (!PG_ARGISNULL(0))
+	if (likely(!PG_ARGISNULL(0)))
 		return PG_GETARG_POINTER(0);
-	old = MemoryContextSwitchTo(context);
+	old = MemoryContextSwitchTo(aggregate_context(fcinfo, function));
 	state = moment_new(fcinfo, kind, function);
 	MemoryContextSwitchTo(old);
 	return state;

@@ -148,34 +148,9 @@ round_half_away_checked(double y)
 }
 
 dp_i128
-dp_units_from_double(const dp_laplace_plan *plan, double x)
+dp_units_from_large_double(double units)
 {
-	double		y = x * plan->units_per_value;	/* exact: a power of two */
-	int64_t		whole;
-	double		fraction;
-
-	/* one contribution spans at most 2^60 units (plus rounding) */
-	if (!(fabs(y) < 0x1p62))
-		return round_half_away_checked(y);
-	whole = (int64_t) y;		/* truncation toward zero, one instruction */
-	fraction = y - (double) whole;	/* exact */
-	return (dp_i128) whole + (fraction >= 0.5) - (fraction <= -0.5);
-}
-
-dp_i128
-dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
-{
-	int			g = plan->grid_exp;
-	uint64_t	mag;
-	dp_u128		q;
-
-	if (g <= 0)
-		return (dp_i128) x * ((dp_i128) 1 << (-g));
-	if (g >= 65)
-		return 0;				/* |x| <= 2^63 < r / 2 rounds to zero */
-	mag = x < 0 ? (uint64_t) 0 - (uint64_t) x : (uint64_t) x;
-	q = ((dp_u128) mag + ((dp_u128) 1 << (g - 1))) >> g;
-	return x < 0 ? -(dp_i128) q : (dp_i128) q;
+	return round_half_away_checked(units);
 }
 
 dp_i128

@@ -59,9 +59,44 @@ extern dp_status dp_laplace_plan_make(double sensitivity, double epsilon,
 /* The Laplace scale actually applied, t * r, in value units. */
 extern double dp_laplace_plan_scale(const dp_laplace_plan *plan);
 
-/* Grid units of a finite, already clamped value (round half away from 0). */
-extern dp_i128 dp_units_from_double(const dp_laplace_plan *plan, double x);
-extern dp_i128 dp_units_from_int64(const dp_laplace_plan *plan, int64_t x);
+/* Out-of-line slow path of dp_units_from_double for |units| >= 2^62. */
+extern dp_i128 dp_units_from_large_double(double units);
+
+/*
+ * Grid units of a finite, already clamped value, rounded half away from
+ * zero exactly (y - trunc(y) has no rounding error).  Inline: it runs once
+ * per input row.
+ */
+static inline dp_i128
+dp_units_from_double(const dp_laplace_plan *plan, double x)
+{
+	double		y = x * plan->units_per_value;	/* exact: a power of two */
+	int64_t		whole;
+	double		fraction;
+
+	/* one contribution spans at most 2^60 units (plus rounding) */
+	if (!(y < 0x1p62 && y > -0x1p62))
+		return dp_units_from_large_double(y);
+	whole = (int64_t) y;		/* truncation toward zero */
+	fraction = y - (double) whole;	/* exact */
+	return (dp_i128) whole + (fraction >= 0.5) - (fraction <= -0.5);
+}
+
+static inline dp_i128
+dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
+{
+	int			g = plan->grid_exp;
+	uint64_t	mag;
+	dp_u128		q;
+
+	if (g <= 0)
+		return (dp_i128) x * ((dp_i128) 1 << (-g));
+	if (g >= 65)
+		return 0;				/* |x| <= 2^63 < r / 2 rounds to zero */
+	mag = x < 0 ? (uint64_t) 0 - (uint64_t) x : (uint64_t) x;
+	q = ((dp_u128) mag + ((dp_u128) 1 << (g - 1))) >> g;
+	return x < 0 ? -(dp_i128) q : (dp_i128) q;
+}
 
 /* units + Z, Z ~ discrete Laplace(t); exact plans return units unchanged. */
 extern dp_i128 dp_laplace_noisy_units(dp_rng *rng, const dp_laplace_plan *plan,
