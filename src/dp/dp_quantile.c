@@ -4,7 +4,6 @@
 #include "dp_quantile.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "dp_aggregate.h"
@@ -160,46 +159,10 @@ dp_quantile_free(dp_quantile *q)
 	q->used = 0;
 }
 
-typedef struct leaf_count
-{
-	uint32_t	leaf;
-	uint64_t	count;
-} leaf_count;
-
-static int
-compare_leaf(const void *a, const void *b)
-{
-	uint32_t	x = ((const leaf_count *) a)->leaf;
-	uint32_t	y = ((const leaf_count *) b)->leaf;
-
-	return (x > y) - (x < y);
-}
-
-/* index of the first sorted entry with leaf >= bound */
-static uint32_t
-lower_bound(const leaf_count *sorted, uint32_t n, uint32_t bound)
-{
-	uint32_t	lo = 0;
-	uint32_t	hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (sorted[mid].leaf < bound)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 double
 dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 {
-	leaf_count *sorted = NULL;
-	uint64_t   *prefix = NULL;	/* prefix[i] = total count of sorted[0..i) */
-	uint32_t	n = 0;
+	uint64_t   *prefix;			/* prefix[i] = total count of leaves [0, i) */
 	uint32_t	cursor = 0;
 	uint32_t	leaf;
 	uint64_t	count;
@@ -209,25 +172,18 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 	double		position;
 	double		result;
 	int			level;
+	uint32_t	i;
 
 	if (dp_check_percentile(p) != DP_OK)
 		dp_fail("percentile outside [0, 1]");
 
-	if (q->used > 0)
-	{
-		sorted = dp_mem_alloc(sizeof(leaf_count) * q->used);
-		prefix = dp_mem_alloc(sizeof(uint64_t) * (q->used + 1));
-		while (dp_quantile_next(q, &cursor, &leaf, &count))
-		{
-			sorted[n].leaf = leaf;
-			sorted[n].count = count;
-			n++;
-		}
-		qsort(sorted, n, sizeof(leaf_count), compare_leaf);
-		prefix[0] = 0;
-		for (cursor = 0; cursor < n; cursor++)
-			prefix[cursor + 1] = prefix[cursor] + sorted[cursor].count;
-	}
+	/* dense prefix sums over all leaves: O(leaves), no sort */
+	prefix = dp_mem_alloc(sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
+	memset(prefix, 0, sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
+	while (dp_quantile_next(q, &cursor, &leaf, &count))
+		prefix[leaf + 1] = count;
+	for (i = 0; i < DP_QTREE_LEAVES; i++)
+		prefix[i + 1] += prefix[i];
 
 	for (level = 0; level < DP_QTREE_HEIGHT; level++)
 	{
@@ -238,39 +194,36 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 		double		before = 0.0;
 		int			chosen = -1;
 		int			last_positive = -1;
-		int			i;
+		int			c;
 
-		for (i = 0; i < DP_QTREE_BRANCHING; i++)
+		for (c = 0; c < DP_QTREE_BRANCHING; c++)
 		{
-			uint32_t	first = node_first + (uint32_t) i * child_width;
-			uint64_t	exact = 0;
+			uint32_t	first = node_first + (uint32_t) c * child_width;
+			uint64_t	exact = prefix[first + child_width] - prefix[first];
 
-			if (n > 0)
-				exact = prefix[lower_bound(sorted, n, first + child_width)] -
-					prefix[lower_bound(sorted, n, first)];
-			noisy[i] = dp_units_to_double(&q->plan,
+			noisy[c] = dp_units_to_double(&q->plan,
 										  dp_laplace_noisy_units(rng, &q->plan,
 																 (dp_i128) exact *
 																 dp_units_from_int64(&q->plan, 1)));
-			if (noisy[i] < 0.0)
-				noisy[i] = 0.0;
-			if (noisy[i] > 0.0)
-				last_positive = i;
-			total += noisy[i];
+			if (noisy[c] < 0.0)
+				noisy[c] = 0.0;
+			if (noisy[c] > 0.0)
+				last_positive = c;
+			total += noisy[c];
 		}
 
 		if (!(total > 0.0))
 			break;				/* no signal: interpolate inside this node */
 
 		target = rank * total;
-		for (i = 0; i < DP_QTREE_BRANCHING; i++)
+		for (c = 0; c < DP_QTREE_BRANCHING; c++)
 		{
-			if (noisy[i] > 0.0 && before + noisy[i] >= target)
+			if (noisy[c] > 0.0 && before + noisy[c] >= target)
 			{
-				chosen = i;
+				chosen = c;
 				break;
 			}
-			before += noisy[i];
+			before += noisy[c];
 		}
 		if (chosen < 0)
 		{
@@ -286,11 +239,7 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 		node_width = child_width;
 	}
 
-	if (sorted)
-	{
-		dp_mem_free(sorted);
-		dp_mem_free(prefix);
-	}
+	dp_mem_free(prefix);
 
 	position = (double) node_first + rank * (double) node_width;
 	result = q->lower + (q->upper / 2.0 - q->lower / 2.0) * 2.0 *

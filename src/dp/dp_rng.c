@@ -3,8 +3,8 @@
  */
 #include "dp_rng.h"
 
+#include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <openssl/rand.h>
 
@@ -15,25 +15,30 @@ typedef struct secure_rng
 	dp_rng		base;
 	uint8_t		batch[SECURE_BATCH];
 	size_t		used;			/* bytes of batch already handed out */
-	pid_t		owner;			/* process that filled the batch */
+	bool		fork_handler;	/* pthread_atfork handler registered */
 } secure_rng;
+
+static void secure_forget_batch(void);
 
 static void
 secure_refill(secure_rng *rng)
 {
+	/* a forked child must never hand out bytes its parent also uses */
+	if (!rng->fork_handler)
+	{
+		if (pthread_atfork(NULL, NULL, secure_forget_batch) != 0)
+			dp_fail("pthread_atfork failed");
+		rng->fork_handler = true;
+	}
 	if (RAND_bytes(rng->batch, SECURE_BATCH) != 1)
 		dp_fail("OpenSSL RAND_bytes failed to produce random bytes");
 	rng->used = 0;
-	rng->owner = getpid();
 }
 
 static void
 secure_fill(dp_rng *base, uint8_t *buf, size_t len)
 {
 	secure_rng *rng = (secure_rng *) base;
-
-	if (rng->owner != getpid())
-		rng->used = SECURE_BATCH;	/* never share bytes across fork() */
 
 	while (len > 0)
 	{
@@ -53,7 +58,15 @@ secure_fill(dp_rng *base, uint8_t *buf, size_t len)
 	}
 }
 
-static secure_rng the_secure_rng = {{secure_fill}, {0}, SECURE_BATCH, 0};
+static secure_rng the_secure_rng = {{secure_fill}, {0}, SECURE_BATCH, false};
+
+/* runs in the child after fork(): discard the inherited batch */
+static void
+secure_forget_batch(void)
+{
+	memset(the_secure_rng.batch, 0, SECURE_BATCH);
+	the_secure_rng.used = SECURE_BATCH;
+}
 
 dp_rng *
 dp_rng_secure(void)

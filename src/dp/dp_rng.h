@@ -21,8 +21,8 @@ struct dp_rng
 
 /*
  * The process-wide cryptographically secure generator.  Bytes are read from
- * RAND_bytes in small batches; the batch is discarded if the process id
- * changes (a forked child never reuses its parent's buffered bytes).  A
+ * RAND_bytes in small batches; a pthread_atfork handler discards the batch
+ * in a forked child, so a child never reuses its parent's buffered bytes.  A
  * RAND_bytes failure calls dp_fail: there is no fallback.
  */
 extern dp_rng *dp_rng_secure(void);
