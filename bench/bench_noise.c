@@ -37,31 +37,7 @@ dp_fail(const char *message)
 	exit(2);
 }
 
-void *
-dp_mem_alloc(size_t size)
-{
-	void	   *p = malloc(size ? size : 1);
-
-	if (p == NULL)
-		dp_fail("out of memory");
-	return p;
-}
-
-void *
-dp_mem_realloc(void *pointer, size_t size)
-{
-	void	   *p = realloc(pointer, size ? size : 1);
-
-	if (p == NULL)
-		dp_fail("out of memory");
-	return p;
-}
-
-void
-dp_mem_free(void *pointer)
-{
-	free(pointer);
-}
+/* dp_mem_* come from src/dp/host/dp_host_malloc.c */
 
 /* ---- helpers ---- */
 
