@@ -6,7 +6,7 @@ PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o
-OBJS = src/anon_dp.o src/agg/dp_aggregates.o $(DP_OBJS)
+OBJS = src/anon_dp.o src/agg/dp_aggregates.o src/access/labels.o src/rewrite/rewriter.o $(DP_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
@@ -23,7 +23,7 @@ include $(PGXS)
 src/dp/%.o: src/dp/%.c $(wildcard src/dp/*.h)
 	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -Wall -Wextra -Werror=implicit-function-declaration -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h src/dp/*.h)
+$(OBJS): $(wildcard src/*.h src/dp/*.h src/access/*.h src/rewrite/*.h)
 
 .PHONY: unit
 unit:

@@ -24,6 +24,10 @@ CREATE FUNCTION anon_dp_tau_continuous(epsilon float8, delta float8,
 RETURNS float8 AS 'MODULE_PATHNAME', 'anon_dp_tau_continuous'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- a uniform double in [0, 1) from the CSPRNG (random choice of kept rows)
+CREATE FUNCTION anon_dp_random() RETURNS float8
+AS 'MODULE_PATHNAME', 'anon_dp_random' LANGUAGE C VOLATILE PARALLEL SAFE;
+
 --------------------------------------------------------------------------
 -- Cross-user DP aggregates (building blocks; every input row is one
 -- contribution of one privacy unit).  Bounds and privacy parameters must be
@@ -86,6 +90,16 @@ CREATE AGGREGATE dp_sum(float8, float8, float8, float8, int4) (
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+-- per-user sums of bigint columns (numeric) with bigint bounds -> bigint
+CREATE FUNCTION dp_sum_numeric_int8_transfn(internal, numeric, int8, int8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_numeric_int8_final(internal, numeric, int8, int8, float8, int4) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(numeric, int8, int8, float8, int4) (
+    SFUNC = dp_sum_numeric_int8_transfn, STYPE = internal,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_sum_numeric_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 CREATE AGGREGATE dp_sum(numeric, numeric, numeric, float8, int4) (
     SFUNC = dp_sum_numeric_transfn, STYPE = internal,
     COMBINEFUNC = dp_sum_combine,

@@ -11,7 +11,10 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "access/labels.h"
 #include "dp/dp_params.h"
+#include "dp/dp_sampler.h"
+#include "rewrite/rewriter.h"
 
 PG_MODULE_MAGIC;
 
@@ -141,6 +144,9 @@ _PG_init(void)
 							1, 1, 1000000,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+	anon_dp_register_labels();
+	anon_dp_install_rewriter();
+
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("anon_dp");
 #else
@@ -229,4 +235,12 @@ anon_dp_tau_continuous(PG_FUNCTION_ARGS)
 	make_threshold(fcinfo, "anon_dp_tau_continuous", &threshold);
 	PG_RETURN_FLOAT8(dp_tau_continuous(dp_laplace_plan_scale(&threshold.count_plan),
 									   threshold.delta, threshold.max_groups));
+}
+
+/* A uniform double in [0, 1) from the CSPRNG: random choice of kept rows. */
+PG_FUNCTION_INFO_V1(anon_dp_random);
+Datum
+anon_dp_random(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(ldexp((double) (dp_rng_u64(dp_rng_secure()) >> 11), -53));
 }

@@ -355,6 +355,18 @@ dp_sum_numeric_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s);
 }
 
+/* per-user sums of bigint columns arrive as numeric; bounds and result are bigint */
+PG_FUNCTION_INFO_V1(dp_sum_numeric_int8_transfn);
+Datum
+dp_sum_numeric_int8_transfn(PG_FUNCTION_ARGS)
+{
+	dp_sum	   *s = sum_state(fcinfo, SUM_INTEGER, "dp_sum");
+
+	if (!PG_ARGISNULL(1))
+		dp_sum_add_real(s, numeric_to_double(PG_GETARG_DATUM(1)));
+	PG_RETURN_POINTER(s);
+}
+
 /* Combine functions copy the first non-NULL state into the aggregate context. */
 #define COMBINE_FLAT(fname, type, merge, function) \
 PG_FUNCTION_INFO_V1(fname); \

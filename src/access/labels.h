@@ -1,0 +1,28 @@
+/*
+ * labels.h -- anon_dp metadata held in security labels (provider "anon_dp").
+ *
+ *   SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit';
+ *       t is private; c identifies the privacy unit (user) owning each row
+ *   SECURITY LABEL FOR anon_dp ON TABLE t IS 'public';
+ *       t holds no personal data and may be joined freely
+ *
+ * Labels are the only source of truth; they survive pg_dump / restore.
+ */
+#ifndef ANON_DP_LABELS_H
+#define ANON_DP_LABELS_H
+
+#include "postgres.h"
+
+#define ANON_DP_LABEL_PROVIDER "anon_dp"
+#define ANON_DP_LABEL_PRIVACY_UNIT "privacy_unit"
+#define ANON_DP_LABEL_PUBLIC "public"
+
+extern void anon_dp_register_labels(void);
+
+/* The privacy-unit column of a relation, or InvalidAttrNumber. */
+extern AttrNumber anon_dp_privacy_unit_column(Oid relid);
+
+/* Whether the relation is labelled 'public'. */
+extern bool anon_dp_relation_is_public(Oid relid);
+
+#endif							/* ANON_DP_LABELS_H */

@@ -1,0 +1,1242 @@
+/*
+ * rewriter.c -- the anonymization rewriter (paper Sec. 3.3).
+ *
+ * A post_parse_analyze_hook finds every query level whose aggregates are
+ * ANON_* aggregates, validates it against the rules of paper Table 2 on the
+ * analyzed tree, and rewrites the level's raw parse tree into
+ *
+ *   SELECT <original select list>                      -- post-processing
+ *   FROM (SELECT g..., dp_*(partial_k, ..., eps_i, 1) AS a_k...,
+ *                dp_partition_count(eps_i, delta, C_u) AS users
+ *         FROM (SELECT * FROM (SELECT uid, g..., partial_k...   -- per-user
+ *                              FROM <from> WHERE <where>
+ *                              GROUP BY uid, g...) per_user
+ *               ...keep at most C_u rows per uid, chosen at random...)
+ *         GROUP BY g...) released
+ *   WHERE users IS NOT NULL          -- tau-thresholding (only with GROUP BY)
+ *     AND <having>
+ *   ORDER BY ... LIMIT ...
+ *
+ * and analyzes the rewritten statement again with the original parse
+ * state's hooks, so parameters, PL/pgSQL variables and EXPLAIN keep working.
+ * epsilon, delta and C_u are read from the settings now and written into the
+ * query as constants.
+ *
+ * This first version accepts FROM clauses made of base tables (private ones
+ * joined on their privacy unit, and public ones); every other shape is
+ * refused with an error naming what to change.
+ */
+#include "postgres.h"
+
+#include "catalog/dependency.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "parser/analyze.h"
+#include "parser/parse_node.h"
+#include "parser/parse_target.h"
+#include "parser/parser.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "anon_dp.h"
+#include "access/labels.h"
+#include "dp/dp_params.h"
+#include "rewrite/rewriter.h"
+
+static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
+
+typedef enum anon_kind
+{
+	ANON_COUNT_STAR,
+	ANON_COUNT,
+	ANON_COUNT_BOUNDED,
+	ANON_SUM,
+	ANON_AVG,
+	ANON_VAR,
+	ANON_STDDEV,
+	ANON_NTILE,
+	ANON_MIN,
+	ANON_MAX,
+	ANON_MEDIAN
+} anon_kind;
+
+/* One ANON_* call of an anonymization level. */
+typedef struct anon_call
+{
+	int			location;		/* of the Aggref / FuncCall in the source text */
+	anon_kind	kind;
+	Oid			value_type;		/* declared type of the value argument */
+	int			release;		/* index of its release (equal calls share one) */
+} anon_call;
+
+/* One anonymization level found in the analyzed tree. */
+typedef struct anon_level
+{
+	List	   *calls;			/* anon_call * */
+	int			first_location; /* any call location: finds the raw SelectStmt */
+	char	   *uid_relation;	/* alias of the relation whose uid is used */
+	char	   *uid_column;
+	char	   *schema;			/* schema of the anon_dp functions */
+	bool		grouped;
+} anon_level;
+
+typedef struct find_context
+{
+	Oid			extension;
+	List	   *levels;			/* anon_level * */
+} find_context;
+
+/* ---- recognizing ANON_* aggregates ---- */
+
+static bool
+anon_kind_of(Oid aggfnoid, Oid extension, anon_kind *kind, int nargs)
+{
+	char	   *name;
+
+	if (!OidIsValid(extension) ||
+		getExtensionOfObject(ProcedureRelationId, aggfnoid) != extension)
+		return false;
+	name = get_func_name(aggfnoid);
+	if (name == NULL || strncmp(name, "anon_", 5) != 0)
+		return false;
+	if (strcmp(name, "anon_count") == 0)
+		*kind = nargs == 0 ? ANON_COUNT_STAR : (nargs == 1 ? ANON_COUNT : ANON_COUNT_BOUNDED);
+	else if (strcmp(name, "anon_sum") == 0)
+		*kind = ANON_SUM;
+	else if (strcmp(name, "anon_avg") == 0)
+		*kind = ANON_AVG;
+	else if (strcmp(name, "anon_var") == 0)
+		*kind = ANON_VAR;
+	else if (strcmp(name, "anon_stddev") == 0)
+		*kind = ANON_STDDEV;
+	else if (strcmp(name, "anon_ntile") == 0)
+		*kind = ANON_NTILE;
+	else if (strcmp(name, "anon_min") == 0)
+		*kind = ANON_MIN;
+	else if (strcmp(name, "anon_max") == 0)
+		*kind = ANON_MAX;
+	else if (strcmp(name, "anon_median") == 0)
+		*kind = ANON_MEDIAN;
+	else
+		return false;
+	return true;
+}
+
+static const char *
+anon_kind_name(anon_kind kind)
+{
+	switch (kind)
+	{
+		case ANON_COUNT_STAR:
+		case ANON_COUNT:
+		case ANON_COUNT_BOUNDED:
+			return "ANON_COUNT";
+		case ANON_SUM:
+			return "ANON_SUM";
+		case ANON_AVG:
+			return "ANON_AVG";
+		case ANON_VAR:
+			return "ANON_VAR";
+		case ANON_STDDEV:
+			return "ANON_STDDEV";
+		case ANON_NTILE:
+			return "ANON_NTILE";
+		case ANON_MIN:
+			return "ANON_MIN";
+		case ANON_MAX:
+			return "ANON_MAX";
+		case ANON_MEDIAN:
+			return "ANON_MEDIAN";
+	}
+	return "ANON";
+}
+
+/* Aggrefs of exactly this query level (not of sublevels). */
+typedef struct aggref_context
+{
+	List	   *aggrefs;
+	int			sublevels;
+} aggref_context;
+
+static bool
+collect_aggrefs_walker(Node *node, aggref_context *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		if (((Aggref *) node)->agglevelsup == (Index) context->sublevels)
+			context->aggrefs = lappend(context->aggrefs, node);
+		return false;			/* aggregates do not nest */
+	}
+	if (IsA(node, Query))
+	{
+		bool		result;
+
+		context->sublevels++;
+		result = query_tree_walker((Query *) node, collect_aggrefs_walker, context, 0);
+		context->sublevels--;
+		return result;
+	}
+	return expression_tree_walker(node, collect_aggrefs_walker, context);
+}
+
+static List *
+level_aggrefs(Query *query)
+{
+	aggref_context context = {NIL, 0};
+
+	collect_aggrefs_walker((Node *) query->targetList, &context);
+	collect_aggrefs_walker(query->havingQual, &context);
+	return context.aggrefs;
+}
+
+/* ---- validation (paper Table 2), on the analyzed level ---- */
+
+static void
+refuse(const char *message, const char *hint) pg_attribute_noreturn();
+
+static void
+refuse(const char *message, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: %s", message),
+			 hint ? errhint("%s", hint) : 0));
+	pg_unreachable();
+}
+
+static bool
+contains_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, contains_param_walker, context);
+}
+
+static void
+check_constant_argument(Node *arg, const char *function, int argno)
+{
+	if (contains_param_walker(arg, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument %d of %s must be a constant, not a query parameter", argno, function),
+				 errdetail("Bounds are part of the privacy guarantee and must be fixed in the query text."),
+				 errhint("Write the bound as a literal, for example 0 or 100.")));
+	if (contain_var_clause(arg) || contain_volatile_functions(arg) ||
+		contain_agg_clause(arg) || checkExprHasSubLink(arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument %d of %s must be a constant", argno, function),
+				 errdetail("A bound computed from the data would leak information about it."),
+				 errhint("Write the bound as a literal, for example 0 or 100.")));
+}
+
+typedef struct private_rel
+{
+	int			rtindex;
+	AttrNumber	uid;
+	Oid			uid_type;
+	int			component;		/* union-find parent (index into the list) */
+} private_rel;
+
+static int
+find_root(private_rel *rels, int i)
+{
+	while (rels[i].component != i)
+		i = rels[i].component = rels[rels[i].component].component;
+	return i;
+}
+
+/* Union the privacy units joined by a top-level "a.uid = b.uid" conjunct. */
+static void
+join_units(Node *quals, private_rel *rels, int nrels)
+{
+	List	   *conjuncts;
+	ListCell   *lc;
+
+	if (quals == NULL)
+		return;
+	conjuncts = make_ands_implicit((Expr *) quals);
+	foreach(lc, conjuncts)
+	{
+		OpExpr	   *op = (OpExpr *) lfirst(lc);
+		Var		   *l;
+		Var		   *r;
+		int			li = -1;
+		int			ri = -1;
+		int			i;
+		char	   *opname;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		l = (Var *) strip_implicit_coercions(linitial(op->args));
+		r = (Var *) strip_implicit_coercions(lsecond(op->args));
+		if (!IsA(l, Var) || !IsA(r, Var) || l->varlevelsup != 0 || r->varlevelsup != 0)
+			continue;
+		opname = get_opname(op->opno);
+		if (opname == NULL || strcmp(opname, "=") != 0)
+			continue;
+		for (i = 0; i < nrels; i++)
+		{
+			if (rels[i].rtindex == (int) l->varno && rels[i].uid == l->varattno)
+				li = i;
+			if (rels[i].rtindex == (int) r->varno && rels[i].uid == r->varattno)
+				ri = i;
+		}
+		if (li >= 0 && ri >= 0 && rels[li].uid_type == rels[ri].uid_type)
+			rels[find_root(rels, li)].component = find_root(rels, ri);
+	}
+}
+
+typedef struct from_check
+{
+	Query	   *query;
+	private_rel *rels;
+	int			nrels;
+	int			maxrels;
+} from_check;
+
+/* Walk the join tree; nullable marks inputs that an outer join may null-extend. */
+static void
+check_from_item(Node *item, from_check *check, bool nullable)
+{
+	if (IsA(item, RangeTblRef))
+	{
+		int			rtindex = ((RangeTblRef *) item)->rtindex;
+		RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
+		char	   *name;
+		AttrNumber	uid;
+
+		if (rte->rtekind != RTE_RELATION)
+		{
+			const char *what = rte->rtekind == RTE_SUBQUERY ? "a subquery in FROM" :
+				rte->rtekind == RTE_FUNCTION ? "a function in FROM" :
+				rte->rtekind == RTE_VALUES ? "a VALUES list in FROM" :
+				rte->rtekind == RTE_CTE ? "a WITH query" : "this kind of FROM item";
+			char	   *message = psprintf("%s (\"%s\") is not supported yet", what,
+										   rte->eref->aliasname);
+
+			refuse(message, "Read the labelled tables directly in the FROM clause of the query that uses ANON_* aggregates.");
+		}
+		name = get_rel_name(rte->relid);
+		if (rte->relkind == RELKIND_VIEW)
+			refuse(psprintf("view \"%s\" is not supported yet", name),
+				   "Query the labelled tables the view reads instead.");
+		uid = anon_dp_privacy_unit_column(rte->relid);
+		if (uid == InvalidAttrNumber)
+		{
+			if (anon_dp_relation_is_public(rte->relid))
+				return;
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("anonymization query: table \"%s\" has no anon_dp label", name),
+					 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
+					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
+							 name, name)));
+		}
+		if (nullable)
+			refuse(psprintf("private table \"%s\" is on the nullable side of an outer join", name),
+				   "Make the private table the preserved side (FROM private LEFT JOIN public) or use an inner join.");
+		if (check->nrels == check->maxrels)
+		{
+			check->maxrels *= 2;
+			check->rels = repalloc(check->rels, sizeof(private_rel) * check->maxrels);
+		}
+		check->rels[check->nrels].rtindex = rtindex;
+		check->rels[check->nrels].uid = uid;
+		check->rels[check->nrels].uid_type = get_atttype(rte->relid, uid);
+		check->rels[check->nrels].component = check->nrels;
+		check->nrels++;
+		return;
+	}
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+		bool		left_nullable = nullable || join->jointype == JOIN_RIGHT || join->jointype == JOIN_FULL;
+		bool		right_nullable = nullable || join->jointype == JOIN_LEFT || join->jointype == JOIN_FULL;
+
+		if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
+			join->jointype != JOIN_RIGHT && join->jointype != JOIN_FULL)
+			refuse("this kind of join is not supported", NULL);
+		check_from_item(join->larg, check, left_nullable);
+		check_from_item(join->rarg, check, right_nullable);
+		return;
+	}
+	if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			check_from_item(lfirst(lc), check, nullable);
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: unexpected FROM item (node type %d)", (int) nodeTag(item))));
+}
+
+static void
+join_quals_walker(Node *item, from_check *check)
+{
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+
+		if (join->jointype == JOIN_INNER)
+			join_units(join->quals, check->rels, check->nrels);
+		join_quals_walker(join->larg, check);
+		join_quals_walker(join->rarg, check);
+	}
+	else if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			join_quals_walker(lfirst(lc), check);
+	}
+}
+
+static anon_level *
+validate_level(Query *query, List *aggrefs, Oid extension)
+{
+	anon_level *level = palloc0(sizeof(anon_level));
+	from_check	check;
+	ListCell   *lc;
+	int			i;
+	RangeTblEntry *uid_rte;
+
+	if (query->groupingSets)
+		refuse("GROUPING SETS, ROLLUP and CUBE are not supported",
+			   "Run one anonymization query per grouping.");
+	if (query->distinctClause)
+		refuse("DISTINCT is not supported at the level of ANON_* aggregates",
+			   "Remove DISTINCT; each released row is already one partition.");
+	if (query->hasWindowFuncs)
+		refuse("window functions are not allowed in an anonymization query", NULL);
+	if (query->hasTargetSRFs)
+		refuse("set-returning functions are not allowed in an anonymization query", NULL);
+	if (query->hasSubLinks)
+		refuse("subqueries in expressions (EXISTS, IN, scalar subqueries) are not supported yet",
+			   "Join the tables instead, on the privacy unit for private tables.");
+	if (query->cteList)
+		refuse("WITH is not supported yet in an anonymization query",
+			   "Write the anonymization query over the labelled tables directly.");
+	if (query->rowMarks)
+		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
+	if (query->setOperations)
+		refuse("set operations are not supported in an anonymization query", NULL);
+
+	/* every aggregate of the level must be an ANON_* aggregate */
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = (Aggref *) lfirst(lc);
+		anon_call  *call = palloc0(sizeof(anon_call));
+		int			nargs = aggref->aggstar ? 0 : list_length(aggref->args);
+		const char *name;
+		ListCell   *alc;
+		int			argno = 1;
+
+		if (!anon_kind_of(aggref->aggfnoid, extension, &call->kind, nargs))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("anonymization query: %s() cannot be mixed with ANON_* aggregates",
+							get_func_name(aggref->aggfnoid)),
+					 errdetail("An aggregate that is not anonymized would release exact values computed from private rows."),
+					 errhint("Use the ANON_* counterpart, for example ANON_COUNT(*) or ANON_SUM(col, lower, upper).")));
+		name = anon_kind_name(call->kind);
+		if (aggref->aggdistinct)
+			refuse(psprintf("%s(DISTINCT ...) is not supported", name),
+				   "ANON_COUNT(*) already counts each user once per partition.");
+		if (aggref->aggorder)
+			refuse(psprintf("%s(... ORDER BY ...) is not supported", name), NULL);
+		if (aggref->aggfilter)
+			refuse(psprintf("%s(...) FILTER (...) is not supported yet", name),
+				   "Move the condition to WHERE.");
+		foreach(alc, aggref->args)
+		{
+			TargetEntry *tle = (TargetEntry *) lfirst(alc);
+
+			if (argno > 1)
+				check_constant_argument((Node *) tle->expr, name, argno);
+			else if (checkExprHasSubLink((Node *) tle->expr))
+				refuse(psprintf("a subquery inside %s is not supported", name), NULL);
+			argno++;
+		}
+		if (call->kind == ANON_COUNT_STAR)
+			call->value_type = InvalidOid;
+		else
+			call->value_type = linitial_oid(aggref->aggargtypes);
+		call->location = aggref->location;
+		level->calls = lappend(level->calls, call);
+		level->first_location = aggref->location;
+	}
+
+	/* FROM: base tables; private ones joined on the privacy unit */
+	check.query = query;
+	check.maxrels = 4;
+	check.nrels = 0;
+	check.rels = palloc(sizeof(private_rel) * check.maxrels);
+	check_from_item((Node *) query->jointree, &check, false);
+	if (check.nrels == 0)
+		refuse("the query reads no private table",
+			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
+	join_quals_walker((Node *) query->jointree, &check);
+	join_units(query->jointree->quals, check.rels, check.nrels);
+	for (i = 1; i < check.nrels; i++)
+		if (find_root(check.rels, i) != find_root(check.rels, 0))
+		{
+			RangeTblEntry *a = rt_fetch(check.rels[0].rtindex, query->rtable);
+			RangeTblEntry *b = rt_fetch(check.rels[i].rtindex, query->rtable);
+
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("anonymization query: private tables \"%s\" and \"%s\" are not joined on their privacy units",
+							a->eref->aliasname, b->eref->aliasname),
+					 errdetail("A joined row could belong to two users."),
+					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
+							 a->eref->aliasname, get_attname(a->relid, check.rels[0].uid, false),
+							 b->eref->aliasname, get_attname(b->relid, check.rels[i].uid, false))));
+		}
+
+	uid_rte = rt_fetch(check.rels[0].rtindex, query->rtable);
+	level->uid_relation = pstrdup(uid_rte->eref->aliasname);
+	level->uid_column = get_attname(uid_rte->relid, check.rels[0].uid, false);
+	level->schema = get_namespace_name(get_func_namespace(((Aggref *) linitial(aggrefs))->aggfnoid));
+	level->grouped = query->groupClause != NIL;
+	return level;
+}
+
+/* ---- finding anonymization levels ---- */
+
+static bool
+find_levels_walker(Node *node, find_context *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+
+		if (query->commandType == CMD_UTILITY && query->utilityStmt)
+		{
+			Node	   *inner = NULL;
+
+			if (IsA(query->utilityStmt, ExplainStmt))
+				inner = ((ExplainStmt *) query->utilityStmt)->query;
+			else if (IsA(query->utilityStmt, DeclareCursorStmt))
+				inner = ((DeclareCursorStmt *) query->utilityStmt)->query;
+			else if (IsA(query->utilityStmt, CreateTableAsStmt))
+				inner = ((CreateTableAsStmt *) query->utilityStmt)->query;
+			if (inner && IsA(inner, Query))
+				return find_levels_walker(inner, context);
+			return false;
+		}
+		if (query->hasAggs)
+		{
+			List	   *aggrefs = level_aggrefs(query);
+			ListCell   *lc;
+			bool		any_anon = false;
+
+			foreach(lc, aggrefs)
+			{
+				Aggref	   *aggref = (Aggref *) lfirst(lc);
+				anon_kind	kind;
+
+				if (anon_kind_of(aggref->aggfnoid, context->extension, &kind,
+								 aggref->aggstar ? 0 : list_length(aggref->args)))
+					any_anon = true;
+			}
+			if (any_anon)
+			{
+				context->levels = lappend(context->levels,
+										  validate_level(query, aggrefs, context->extension));
+				return false;	/* sublevels of an anonymization level were refused */
+			}
+		}
+		return query_tree_walker(query, find_levels_walker, context, 0);
+	}
+	return expression_tree_walker(node, find_levels_walker, context);
+}
+
+/* ---- raw parse tree construction ---- */
+
+static Node *
+column_ref(const char *relation, const char *column)
+{
+	ColumnRef  *ref = makeNode(ColumnRef);
+
+	ref->fields = relation ? list_make2(makeString(pstrdup(relation)), makeString(pstrdup(column)))
+		: list_make1(makeString(pstrdup(column)));
+	ref->location = -1;
+	return (Node *) ref;
+}
+
+static Node *
+string_const(const char *value)
+{
+	A_Const    *c = makeNode(A_Const);
+
+#if PG_VERSION_NUM >= 150000
+	c->val.sval.type = T_String;
+	c->val.sval.sval = pstrdup(value);
+#else
+	c->val.type = T_String;
+	c->val.val.str = pstrdup(value);
+#endif
+	c->location = -1;
+	return (Node *) c;
+}
+
+static Node *
+cast(Node *arg, const char *type)
+{
+	TypeCast   *tc = makeNode(TypeCast);
+
+	tc->arg = arg;
+	tc->typeName = SystemTypeName(pstrdup(type));
+	tc->location = -1;
+	return (Node *) tc;
+}
+
+static Node *
+typed_const(const char *text, const char *type)
+{
+	return cast(string_const(text), type);
+}
+
+static Node *
+float_const(double value)
+{
+	char		buf[64];
+
+	snprintf(buf, sizeof(buf), "%.17g", value);
+	return typed_const(buf, "float8");
+}
+
+static Node *
+func_call(const char *schema, const char *name, List *args)
+{
+	List	   *funcname = schema ? list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name)))
+		: list_make2(makeString("pg_catalog"), makeString(pstrdup(name)));
+
+	return (Node *) makeFuncCall(funcname, args, COERCE_EXPLICIT_CALL, -1);
+}
+
+static ResTarget *
+res_target(const char *name, Node *val)
+{
+	ResTarget  *rt = makeNode(ResTarget);
+
+	rt->name = name ? pstrdup(name) : NULL;
+	rt->val = val;
+	rt->location = -1;
+	return rt;
+}
+
+static Node *
+subselect(SelectStmt *select, const char *alias)
+{
+	RangeSubselect *rs = makeNode(RangeSubselect);
+
+	rs->subquery = (Node *) select;
+	rs->alias = makeAlias(alias, NIL);
+	return (Node *) rs;
+}
+
+/* ---- locating and substituting inside the raw tree ---- */
+
+typedef struct raw_find
+{
+	int			location;
+	SelectStmt *current;
+	SelectStmt *found;
+} raw_find;
+
+static bool
+find_select_walker(Node *node, raw_find *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SelectStmt))
+	{
+		SelectStmt *saved = context->current;
+		bool		result;
+
+		context->current = (SelectStmt *) node;
+		result = raw_expression_tree_walker(node, find_select_walker, context);
+		context->current = saved;
+		return result;
+	}
+	if (IsA(node, FuncCall) && ((FuncCall *) node)->location == context->location)
+	{
+		context->found = context->current;
+		return true;
+	}
+	return raw_expression_tree_walker(node, find_select_walker, context);
+}
+
+/* The raw SELECT holding the aggregate call written at location. */
+static SelectStmt *
+find_select(Node *raw, int location)
+{
+	raw_find	context = {location, NULL, NULL};
+
+	if (IsA(raw, RawStmt))
+		raw = ((RawStmt *) raw)->stmt;
+	if (IsA(raw, ExplainStmt))
+		raw = ((ExplainStmt *) raw)->query;
+	else if (IsA(raw, DeclareCursorStmt))
+		raw = ((DeclareCursorStmt *) raw)->query;
+	else if (IsA(raw, CreateTableAsStmt))
+		raw = ((CreateTableAsStmt *) raw)->query;
+	else if (IsA(raw, PrepareStmt))
+		raw = ((PrepareStmt *) raw)->query;
+	find_select_walker(raw, &context);
+	return context.found;
+}
+
+typedef struct substitution
+{
+	List	   *group_exprs;	/* raw expressions of GROUP BY */
+	List	   *call_locations; /* int: location of each ANON FuncCall */
+	List	   *call_releases;	/* int: its release index */
+	const char *relation;		/* alias of the released subquery */
+} substitution;
+
+static Node *substitute(Node *node, substitution *sub);
+
+static List *
+substitute_list(List *list, substitution *sub)
+{
+	ListCell   *lc;
+
+	foreach(lc, list)
+		lfirst(lc) = substitute(lfirst(lc), sub);
+	return list;
+}
+
+/*
+ * Replace ANON_* calls and GROUP BY expressions of the original select list,
+ * HAVING and ORDER BY by columns of the released subquery.  Nodes of other
+ * types are left alone: a leftover column reference then fails analysis
+ * (never silently), and a leftover ANON_* call refuses to run.
+ */
+static Node *
+substitute(Node *node, substitution *sub)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+	int			i;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, List))
+		return (Node *) substitute_list((List *) node, sub);
+	if (IsA(node, FuncCall))
+	{
+		FuncCall   *fc = (FuncCall *) node;
+
+		forboth(lc, sub->call_locations, lc2, sub->call_releases)
+		{
+			if (lfirst_int(lc) == fc->location)
+				return column_ref(sub->relation, psprintf("anon_release_%d", lfirst_int(lc2)));
+		}
+	}
+	i = 0;
+	foreach(lc, sub->group_exprs)
+	{
+		if (equal(lfirst(lc), node))
+			return column_ref(sub->relation, psprintf("anon_group_%d", i));
+		i++;
+	}
+
+	switch (nodeTag(node))
+	{
+		case T_ResTarget:
+			((ResTarget *) node)->val = substitute(((ResTarget *) node)->val, sub);
+			break;
+		case T_SortBy:
+			((SortBy *) node)->node = substitute(((SortBy *) node)->node, sub);
+			break;
+		case T_FuncCall:
+			((FuncCall *) node)->args = substitute_list(((FuncCall *) node)->args, sub);
+			break;
+		case T_A_Expr:
+			((A_Expr *) node)->lexpr = substitute(((A_Expr *) node)->lexpr, sub);
+			((A_Expr *) node)->rexpr = substitute(((A_Expr *) node)->rexpr, sub);
+			break;
+		case T_BoolExpr:
+			((BoolExpr *) node)->args = substitute_list(((BoolExpr *) node)->args, sub);
+			break;
+		case T_TypeCast:
+			((TypeCast *) node)->arg = substitute(((TypeCast *) node)->arg, sub);
+			break;
+		case T_CollateClause:
+			((CollateClause *) node)->arg = substitute(((CollateClause *) node)->arg, sub);
+			break;
+		case T_NullTest:
+			((NullTest *) node)->arg = (Expr *) substitute((Node *) ((NullTest *) node)->arg, sub);
+			break;
+		case T_BooleanTest:
+			((BooleanTest *) node)->arg = (Expr *) substitute((Node *) ((BooleanTest *) node)->arg, sub);
+			break;
+		case T_CaseExpr:
+			{
+				CaseExpr   *ce = (CaseExpr *) node;
+
+				ce->arg = (Expr *) substitute((Node *) ce->arg, sub);
+				foreach(lc, ce->args)
+				{
+					CaseWhen   *w = (CaseWhen *) lfirst(lc);
+
+					w->expr = (Expr *) substitute((Node *) w->expr, sub);
+					w->result = (Expr *) substitute((Node *) w->result, sub);
+				}
+				ce->defresult = (Expr *) substitute((Node *) ce->defresult, sub);
+			}
+			break;
+		case T_CoalesceExpr:
+			((CoalesceExpr *) node)->args = substitute_list(((CoalesceExpr *) node)->args, sub);
+			break;
+		case T_MinMaxExpr:
+			((MinMaxExpr *) node)->args = substitute_list(((MinMaxExpr *) node)->args, sub);
+			break;
+		case T_NullIfExpr:
+			((NullIfExpr *) node)->args = substitute_list(((NullIfExpr *) node)->args, sub);
+			break;
+		case T_RowExpr:
+			((RowExpr *) node)->args = substitute_list(((RowExpr *) node)->args, sub);
+			break;
+		case T_A_ArrayExpr:
+			((A_ArrayExpr *) node)->elements = substitute_list(((A_ArrayExpr *) node)->elements, sub);
+			break;
+		case T_A_Indirection:
+			((A_Indirection *) node)->arg = substitute(((A_Indirection *) node)->arg, sub);
+			break;
+		case T_NamedArgExpr:
+			((NamedArgExpr *) node)->arg = (Expr *) substitute((Node *) ((NamedArgExpr *) node)->arg, sub);
+			break;
+		default:
+			break;
+	}
+	return node;
+}
+
+/* ---- the rewrite of one raw SELECT ---- */
+
+/* per-user partial of an ANON call over its raw arguments */
+static Node *
+per_user_partial(anon_call *call, FuncCall *fc)
+{
+	Node	   *value = fc->agg_star ? NULL : copyObject(linitial(fc->args));
+	FuncCall   *partial;
+
+	switch (call->kind)
+	{
+		case ANON_COUNT_STAR:
+			partial = (FuncCall *) func_call(NULL, "count", NIL);
+			partial->agg_star = true;
+			return (Node *) partial;
+		case ANON_COUNT:
+		case ANON_COUNT_BOUNDED:
+			return func_call(NULL, "count", list_make1(value));
+		case ANON_SUM:
+			if (call->value_type == FLOAT8OID)
+				return cast(func_call(NULL, "sum", list_make1(value)), "float8");
+			if (call->value_type == NUMERICOID || call->value_type == INT8OID)
+				return cast(func_call(NULL, "sum", list_make1(value)), "numeric");
+			return cast(func_call(NULL, "sum", list_make1(value)), "int8");
+		case ANON_MIN:
+			return cast(func_call(NULL, "min", list_make1(cast(value, "float8"))), "float8");
+		case ANON_MAX:
+			return cast(func_call(NULL, "max", list_make1(cast(value, "float8"))), "float8");
+		case ANON_AVG:
+		case ANON_VAR:
+		case ANON_STDDEV:
+		case ANON_NTILE:
+		case ANON_MEDIAN:
+			return cast(func_call(NULL, "avg", list_make1(cast(value, "float8"))), "float8");
+	}
+	return NULL;
+}
+
+/* cross-user DP aggregate of an ANON call over its per-user partial column */
+static Node *
+cross_user_aggregate(anon_call *call, FuncCall *fc, Node *partial, double epsilon,
+					 const char *schema)
+{
+	List	   *args = fc->args;
+	Node	   *eps = float_const(epsilon);
+	Node	   *one = typed_const("1", "int4");
+
+#define ARG(n) copyObject(list_nth(args, (n)))
+	switch (call->kind)
+	{
+		case ANON_COUNT_STAR:
+		case ANON_COUNT:
+			return func_call(schema, "dp_count",
+							 list_make4(partial, typed_const("1", "int8"), eps, one));
+		case ANON_COUNT_BOUNDED:
+			return func_call(schema, "dp_count",
+							 list_make4(partial, cast(ARG(1), "int8"), eps, one));
+		case ANON_SUM:
+			{
+				const char *bound_type = "int8";
+
+				if (call->value_type == FLOAT8OID)
+					bound_type = "float8";
+				else if (call->value_type == NUMERICOID)
+					bound_type = "numeric";
+				return func_call(schema, "dp_sum",
+								 list_make5(partial, cast(ARG(1), bound_type),
+											cast(ARG(2), bound_type), eps, one));
+			}
+		case ANON_AVG:
+			return func_call(schema, "dp_avg",
+							 list_make5(partial, cast(ARG(1), "float8"), cast(ARG(2), "float8"),
+										eps, one));
+		case ANON_VAR:
+			return func_call(schema, "dp_var",
+							 list_make5(partial, cast(ARG(1), "float8"), cast(ARG(2), "float8"),
+										eps, one));
+		case ANON_STDDEV:
+			return func_call(schema, "dp_stddev",
+							 list_make5(partial, cast(ARG(1), "float8"), cast(ARG(2), "float8"),
+										eps, one));
+		case ANON_NTILE:
+			return func_call(schema, "dp_ntile",
+							 lappend(list_make5(partial, cast(ARG(1), "float8"), cast(ARG(2), "float8"),
+												cast(ARG(3), "float8"), eps), one));
+		case ANON_MIN:
+		case ANON_MAX:
+		case ANON_MEDIAN:
+			return func_call(schema, "dp_ntile",
+							 lappend(list_make5(partial,
+												typed_const(call->kind == ANON_MIN ? "0" :
+															call->kind == ANON_MAX ? "1" : "0.5", "float8"),
+												cast(ARG(1), "float8"), cast(ARG(2), "float8"),
+												eps), one));
+	}
+#undef ARG
+	return NULL;
+}
+
+typedef struct call_find_context
+{
+	int			location;
+	FuncCall   *found;
+} call_find_context;
+
+bool		anon_dp_find_call_walker(Node *node, void *context);
+
+bool
+anon_dp_find_call_walker(Node *node, void *context)
+{
+	call_find_context *cf = (call_find_context *) context;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncCall) && ((FuncCall *) node)->location == cf->location)
+	{
+		cf->found = (FuncCall *) node;
+		return true;
+	}
+	return raw_expression_tree_walker(node, anon_dp_find_call_walker, context);
+}
+
+static void
+rewrite_select(SelectStmt *select, anon_level *level)
+{
+	SelectStmt *per_user = makeNode(SelectStmt);
+	SelectStmt *ranked = makeNode(SelectStmt);
+	SelectStmt *bounded = makeNode(SelectStmt);
+	SelectStmt *released = makeNode(SelectStmt);
+	List	   *group_exprs = NIL;
+	List	   *releases = NIL;		/* FuncCall * of each distinct release */
+	List	   *release_calls = NIL;	/* anon_call * of each distinct release */
+	List	   *outer_targets = NIL;
+	List	   *outer_quals = NIL;
+	substitution sub;
+	ListCell   *lc;
+	ListCell   *lc2;
+	ListCell   *lr;
+	ListCell   *lrc;
+	int			i;
+	double		share;
+	dp_status	status;
+	int64		max_groups = anon_dp_max_groups_contributed;
+	Node	   *uid = column_ref(level->uid_relation, level->uid_column);
+	Node	   *source;			/* FROM item that the released level reads */
+
+	if (select->op != SETOP_NONE || select->valuesLists)
+		refuse("unexpected statement shape", NULL);
+	if (select->windowClause)
+		refuse("window definitions are not allowed in an anonymization query", NULL);
+	if (select->intoClause)
+		refuse("SELECT INTO is not supported for anonymization queries",
+			   "Use CREATE TABLE ... AS SELECT instead.");
+
+	/* GROUP BY expressions; an ordinal stands for its select-list entry */
+	foreach(lc, select->groupClause)
+	{
+		Node	   *g = lfirst(lc);
+
+		if (IsA(g, A_Const) && IsA(&((A_Const *) g)->val, Integer))
+		{
+			int			pos = intVal(&((A_Const *) g)->val);
+
+			if (pos >= 1 && pos <= list_length(select->targetList))
+				g = ((ResTarget *) list_nth(select->targetList, pos - 1))->val;
+		}
+		else if (IsA(g, GroupingSet))
+			refuse("GROUPING SETS, ROLLUP and CUBE are not supported", NULL);
+		group_exprs = lappend(group_exprs, copyObject(g));
+	}
+
+	/* distinct releases: equal ANON_* calls share one noisy value */
+	sub.call_locations = NIL;
+	sub.call_releases = NIL;
+	foreach(lc, level->calls)
+	{
+		anon_call  *call = (anon_call *) lfirst(lc);
+		call_find_context cf = {call->location, NULL};
+		int			release = -1;
+
+		anon_dp_find_call_walker((Node *) select->targetList, &cf);
+		if (!cf.found)
+			anon_dp_find_call_walker(select->havingClause, &cf);
+		if (!cf.found)
+			anon_dp_find_call_walker((Node *) select->sortClause, &cf);
+		if (!cf.found)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("anonymization query: cannot locate %s in the query text",
+							anon_kind_name(call->kind))));
+		i = 0;
+		forboth(lr, releases, lrc, release_calls)
+		{
+			FuncCall   *other = (FuncCall *) lfirst(lr);
+
+			if (equal(other->args, cf.found->args) && other->agg_star == cf.found->agg_star &&
+				((anon_call *) lfirst(lrc))->kind == call->kind)
+			{
+				release = i;
+				break;
+			}
+			i++;
+		}
+		if (release < 0)
+		{
+			release = list_length(releases);
+			releases = lappend(releases, copyObject(cf.found));
+			release_calls = lappend(release_calls, call);
+		}
+		sub.call_locations = lappend_int(sub.call_locations, call->location);
+		sub.call_releases = lappend_int(sub.call_releases, release);
+	}
+
+	/* epsilon / (C_u (N + 1)) for each release and for the user count */
+	status = dp_epsilon_share(anon_dp_epsilon, max_groups, list_length(releases), &share);
+	if (status != DP_OK)
+		anon_dp_report_status(status, "this anonymization query", "anon_dp.epsilon");
+
+	/* 1. per-user aggregation: GROUP BY uid, g */
+	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));
+	i = 0;
+	foreach(lc, group_exprs)
+		per_user->targetList = lappend(per_user->targetList,
+									   res_target(psprintf("anon_group_%d", i++),
+												  copyObject(lfirst(lc))));
+	i = 0;
+	forboth(lc, releases, lc2, release_calls)
+		per_user->targetList = lappend(per_user->targetList,
+									   res_target(psprintf("anon_partial_%d", i++),
+												  per_user_partial((anon_call *) lfirst(lc2),
+																   (FuncCall *) lfirst(lc))));
+	per_user->fromClause = select->fromClause;
+	per_user->whereClause = select->whereClause;
+	per_user->groupClause = list_concat(list_make1(copyObject(uid)), copyObject(group_exprs));
+	source = subselect(per_user, "anon_per_user");
+
+	/* 2. contribution bounding: at most C_u partitions per user, at random */
+	if (level->grouped)
+	{
+		WindowDef  *over = makeNode(WindowDef);
+		SortBy	   *order = makeNode(SortBy);
+		FuncCall   *rank = (FuncCall *) func_call(NULL, "row_number", NIL);
+		ColumnRef  *star = makeNode(ColumnRef);
+
+		order->node = func_call(level->schema, "anon_dp_random", NIL);
+		order->sortby_dir = SORTBY_DEFAULT;
+		order->sortby_nulls = SORTBY_NULLS_DEFAULT;
+		order->location = -1;
+		over->partitionClause = list_make1(column_ref("anon_per_user", "anon_uid"));
+		over->orderClause = list_make1(order);
+		over->frameOptions = FRAMEOPTION_DEFAULTS;
+		over->location = -1;
+		rank->over = over;
+		star->fields = list_make1(makeNode(A_Star));
+		star->location = -1;
+		ranked->targetList = list_make2(res_target(NULL, (Node *) star),
+										res_target("anon_pick", (Node *) rank));
+		ranked->fromClause = list_make1(source);
+		bounded->targetList = list_make1(res_target(NULL, copyObject((Node *) star)));
+		bounded->fromClause = list_make1(subselect(ranked, "anon_ranked"));
+		bounded->whereClause = (Node *) makeSimpleA_Expr(AEXPR_OP, "<=",
+														 column_ref("anon_ranked", "anon_pick"),
+														 typed_const(psprintf(INT64_FORMAT, max_groups), "int8"),
+														 -1);
+		source = subselect(bounded, "anon_bounded");
+	}
+
+	/* 3. cross-user DP aggregation, with the noisy user count */
+	i = 0;
+	foreach(lc, group_exprs)
+	{
+		char	   *name = psprintf("anon_group_%d", i++);
+
+		released->targetList = lappend(released->targetList, res_target(name, column_ref(NULL, name)));
+		released->groupClause = lappend(released->groupClause, column_ref(NULL, name));
+	}
+	i = 0;
+	forboth(lc, releases, lc2, release_calls)
+	{
+		Node	   *partial = column_ref(NULL, psprintf("anon_partial_%d", i));
+
+		released->targetList =
+			lappend(released->targetList,
+					res_target(psprintf("anon_release_%d", i),
+							   cross_user_aggregate((anon_call *) lfirst(lc2), (FuncCall *) lfirst(lc),
+													partial, share, level->schema)));
+		i++;
+	}
+	if (level->grouped)
+		released->targetList =
+			lappend(released->targetList,
+					res_target("anon_users",
+							   func_call(level->schema, "dp_partition_count",
+										 list_make3(float_const(share), float_const(anon_dp_delta),
+													typed_const(psprintf(INT64_FORMAT, max_groups), "int8")))));
+	released->fromClause = list_make1(source);
+
+	/* 4. the original select list, HAVING, ORDER BY and LIMIT over released rows */
+	sub.group_exprs = group_exprs;
+	sub.relation = "anon_released";
+	foreach(lc, select->targetList)
+	{
+		ResTarget  *rt = (ResTarget *) lfirst(lc);
+
+		if (rt->name == NULL)
+			rt->name = FigureColname(rt->val);	/* keep the column name */
+		outer_targets = lappend(outer_targets, substitute((Node *) rt, &sub));
+	}
+	if (level->grouped)
+	{
+		NullTest   *kept = makeNode(NullTest);
+
+		kept->arg = (Expr *) column_ref("anon_released", "anon_users");
+		kept->nulltesttype = IS_NOT_NULL;
+		kept->location = -1;
+		outer_quals = lappend(outer_quals, kept);
+	}
+	if (select->havingClause)
+		outer_quals = lappend(outer_quals, substitute(select->havingClause, &sub));
+
+	select->targetList = outer_targets;
+	select->fromClause = list_make1(subselect(released, "anon_released"));
+	select->whereClause = outer_quals == NIL ? NULL :
+		list_length(outer_quals) == 1 ? linitial(outer_quals) :
+		(Node *) makeBoolExpr(AND_EXPR, outer_quals, -1);
+	select->groupClause = NIL;
+	select->havingClause = NULL;
+	select->sortClause = substitute_list(select->sortClause, &sub);
+}
+
+/* ---- the hook ---- */
+
+static void
+anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	find_context context;
+	List	   *raw_statements;
+	RawStmt    *raw = NULL;
+	ListCell   *lc;
+	ParseState *repstate;
+	Query	   *rewritten;
+
+	if (prev_post_parse_analyze_hook)
+		prev_post_parse_analyze_hook(pstate, query, jstate);
+
+	/* cheap exit: the extension is not installed in this database */
+	context.extension = get_extension_oid("anon_dp", true);
+	if (!OidIsValid(context.extension))
+		return;
+	context.levels = NIL;
+	find_levels_walker((Node *) query, &context);
+	if (context.levels == NIL)
+		return;
+	if (pstate->p_sourcetext == NULL)
+		refuse("the query text is not available", NULL);
+
+	/* the raw statement of this query, parsed again from the source text */
+	raw_statements = raw_parser(pstate->p_sourcetext, RAW_PARSE_DEFAULT);
+	foreach(lc, raw_statements)
+	{
+		RawStmt    *candidate = (RawStmt *) lfirst(lc);
+
+		if (candidate->stmt_location == query->stmt_location ||
+			list_length(raw_statements) == 1)
+		{
+			raw = candidate;
+			break;
+		}
+	}
+	if (raw == NULL)
+		refuse("cannot find the statement in the query text", NULL);
+
+	foreach(lc, context.levels)
+	{
+		anon_level *level = (anon_level *) lfirst(lc);
+		SelectStmt *select = find_select((Node *) raw, level->first_location);
+
+		if (select == NULL)
+			refuse("cannot find the anonymization query in the query text", NULL);
+		rewrite_select(select, level);
+	}
+
+	/* analyze the rewritten statement with the caller's hooks and parameters */
+	repstate = make_parsestate(NULL);
+	repstate->p_sourcetext = pstate->p_sourcetext;
+	repstate->p_queryEnv = pstate->p_queryEnv;
+	repstate->p_pre_columnref_hook = pstate->p_pre_columnref_hook;
+	repstate->p_post_columnref_hook = pstate->p_post_columnref_hook;
+	repstate->p_paramref_hook = pstate->p_paramref_hook;
+	repstate->p_coerce_param_hook = pstate->p_coerce_param_hook;
+	repstate->p_ref_hook_state = pstate->p_ref_hook_state;
+	repstate->p_resolve_unknowns = pstate->p_resolve_unknowns;
+	rewritten = transformTopLevelStmt(repstate, raw);
+	free_parsestate(repstate);
+
+	rewritten->queryId = query->queryId;
+	rewritten->stmt_location = query->stmt_location;
+	rewritten->stmt_len = query->stmt_len;
+	*query = *rewritten;
+}
+
+void
+anon_dp_install_rewriter(void)
+{
+	prev_post_parse_analyze_hook = post_parse_analyze_hook;
+	post_parse_analyze_hook = anon_dp_post_parse_analyze;
+}
