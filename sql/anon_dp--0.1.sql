@@ -90,12 +90,13 @@ CREATE AGGREGATE dp_sum(float8, float8, float8, float8, int4) (
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
--- per-user sums of bigint columns (numeric) with bigint bounds -> bigint
+-- dp_sum_bigint: per-user sums of bigint columns (numeric) with bigint bounds -> bigint
+-- (a separate name: as an overload of dp_sum it would make calls ambiguous)
 CREATE FUNCTION dp_sum_numeric_int8_transfn(internal, numeric, int8, int8, float8, int4) RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dp_sum_numeric_int8_final(internal, numeric, int8, int8, float8, int4) RETURNS int8
 AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE AGGREGATE dp_sum(numeric, int8, int8, float8, int4) (
+CREATE AGGREGATE dp_sum_bigint(numeric, int8, int8, float8, int4) (
     SFUNC = dp_sum_numeric_int8_transfn, STYPE = internal,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,

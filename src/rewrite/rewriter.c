@@ -686,6 +686,29 @@ find_select_walker(Node *node, raw_find *context)
 	return raw_expression_tree_walker(node, find_select_walker, context);
 }
 
+/* The query a utility statement wraps, or NULL. */
+static Node *
+wrapped_query(Node *stmt)
+{
+	switch (nodeTag(stmt))
+	{
+		case T_ExplainStmt:
+			return ((ExplainStmt *) stmt)->query;
+		case T_DeclareCursorStmt:
+			return ((DeclareCursorStmt *) stmt)->query;
+		case T_CreateTableAsStmt:
+			return ((CreateTableAsStmt *) stmt)->query;
+		case T_PrepareStmt:
+			return ((PrepareStmt *) stmt)->query;
+		case T_ViewStmt:
+			return ((ViewStmt *) stmt)->query;
+		case T_CopyStmt:
+			return ((CopyStmt *) stmt)->query;
+		default:
+			return NULL;
+	}
+}
+
 /* The raw SELECT holding the aggregate call written at location. */
 static SelectStmt *
 find_select(Node *raw, int location)
@@ -694,14 +717,18 @@ find_select(Node *raw, int location)
 
 	if (IsA(raw, RawStmt))
 		raw = ((RawStmt *) raw)->stmt;
-	if (IsA(raw, ExplainStmt))
-		raw = ((ExplainStmt *) raw)->query;
-	else if (IsA(raw, DeclareCursorStmt))
-		raw = ((DeclareCursorStmt *) raw)->query;
-	else if (IsA(raw, CreateTableAsStmt))
-		raw = ((CreateTableAsStmt *) raw)->query;
-	else if (IsA(raw, PrepareStmt))
-		raw = ((PrepareStmt *) raw)->query;
+	while (wrapped_query(raw) != NULL)
+		raw = wrapped_query(raw);
+	switch (nodeTag(raw))
+	{
+		case T_SelectStmt:
+		case T_InsertStmt:
+		case T_UpdateStmt:
+		case T_DeleteStmt:
+			break;
+		default:
+			refuse("ANON_* aggregates are not supported in this kind of statement", NULL);
+	}
 	find_select_walker(raw, &context);
 	return context.found;
 }
@@ -898,6 +925,10 @@ cross_user_aggregate(anon_call *call, FuncCall *fc, Node *partial, double epsilo
 					bound_type = "float8";
 				else if (call->value_type == NUMERICOID)
 					bound_type = "numeric";
+				else if (call->value_type == INT8OID)
+					return func_call(schema, "dp_sum_bigint",
+									 list_make5(partial, cast(ARG(1), "int8"),
+												cast(ARG(2), "int8"), eps, one));
 				return func_call(schema, "dp_sum",
 								 list_make5(partial, cast(ARG(1), bound_type),
 											cast(ARG(2), bound_type), eps, one));
@@ -1204,6 +1235,21 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 	}
 	if (raw == NULL)
 		refuse("cannot find the statement in the query text", NULL);
+
+	/*
+	 * PREPARE, CREATE VIEW and COPY analyze (and re-analyze, when a plan is
+	 * invalidated) their inner query on its own, with the whole statement's
+	 * text as source: rewrite and analyze that inner query.
+	 */
+	while (query->commandType != CMD_UTILITY && wrapped_query(raw->stmt) != NULL)
+	{
+		RawStmt    *inner = makeNode(RawStmt);
+
+		inner->stmt = wrapped_query(raw->stmt);
+		inner->stmt_location = raw->stmt_location;
+		inner->stmt_len = raw->stmt_len;
+		raw = inner;
+	}
 
 	foreach(lc, context.levels)
 	{

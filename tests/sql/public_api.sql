@@ -10,8 +10,10 @@ WHERE p.prokind = 'a' AND p.proname LIKE 'anon\_%'
 ORDER BY p.proname, p.oid::regprocedure::text;
 
 -- how calls resolve for each input type (a view records the result types
--- without running the aggregate)
-CREATE TABLE typed (i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, n numeric, t text);
+-- without running the aggregate; the rewriter keeps the types of the
+-- original select list)
+CREATE TABLE typed (uid int8, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, n numeric, t text);
+SECURITY LABEL FOR anon_dp ON COLUMN typed.uid IS 'privacy_unit';
 CREATE VIEW resolved AS
 SELECT anon_count(*) AS count_star, anon_count(t) AS count_col, anon_count(t, 5) AS count_u,
        anon_sum(i2, 0, 10) AS sum_i2, anon_sum(i4, 0, 10) AS sum_i4,
@@ -26,14 +28,8 @@ FROM typed;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'resolved'::regclass AND attnum > 0 ORDER BY attnum;
 
--- evaluated directly, every ANON_* aggregate refuses (with rows and without)
-INSERT INTO typed VALUES (1, 1, 1, 1, 1, 1, 'a');
-SELECT anon_count(*) FROM typed;
-SELECT anon_count(t) FROM typed WHERE false;
-SELECT anon_sum(i4, 0, 10) FROM typed;
-SELECT anon_avg(f8, 0, 10) FROM typed WHERE false;
-SELECT anon_median(f8, 0, 10) FROM typed;
-SELECT anon_ntile(f8, 0.5, 0, 10) FROM typed GROUP BY i4;
-
+-- reached without the rewriter (here through a view's stored, unrewritten
+-- definition is impossible: views are rewritten when created), an ANON_*
+-- aggregate refuses; the rewriter's own errors are in rewriter.sql
 DROP VIEW resolved;
 DROP TABLE typed;
