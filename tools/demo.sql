@@ -30,45 +30,65 @@ SELECT count(*) AS rows, count(DISTINCT uid) AS users,
 FROM access_logs;
 
 \echo
-\echo '=== Visitors, average and median visit duration per browser ==='
-\echo 'epsilon = 1, delta = 1e-5, each user counted in at most C_u = 1 browser partition.'
-\echo 'Three DP releases per partition (count, average, median) plus the noisy user'
-\echo 'count used for thresholding: each gets epsilon / (C_u (N + 1)) = 0.25.'
+\echo '=== Label the data: which column identifies the user, which tables are public ==='
+SECURITY LABEL FOR anon_dp ON COLUMN access_logs.uid IS 'privacy_unit';
+SELECT objoid::regclass AS "table", objsubid AS "column", label FROM pg_seclabel WHERE provider = 'anon_dp';
+
 \echo
--- Until the anonymization rewriter lands, this is the two-stage plan it will
--- generate, written by hand: (1) per-user aggregation, (2) at most C_u
+\echo '=== An anonymization query: ordinary SQL with ANON_* aggregates ==='
+\echo 'epsilon = 1, delta = 1e-5, each user in at most C_u = 1 partition.'
+SET anon_dp.epsilon = 1.0;
+SET anon_dp.delta = 1e-5;
+SET anon_dp.max_groups_contributed = 1;
+\echo
+\echo 'SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,'
+\echo '       ANON_MEDIAN(duration_s, 0, 600) AS median_s'
+\echo 'FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;'
+\echo
+SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,
+       ANON_MEDIAN(duration_s, 0, 600) AS median_s
+FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
+\echo 'The exact answers, for comparison (an analyst would not see these):'
+SELECT browser_agent, count(DISTINCT uid) AS visitors,
+       round(avg(user_avg)::numeric, 1) AS avg_of_user_avgs
+FROM (SELECT uid, browser_agent, avg(duration_s) AS user_avg
+      FROM access_logs GROUP BY uid, browser_agent) per_user
+GROUP BY browser_agent ORDER BY visitors DESC;
+
+\echo
+\echo '=== What the extension ran instead (EXPLAIN shows the epsilon share, delta and C_u) ==='
+EXPLAIN (COSTS OFF, VERBOSE) SELECT browser_agent, ANON_COUNT(*) FROM access_logs GROUP BY browser_agent;
+
+\echo
+\echo '=== Queries that could leak are refused ==='
+\set ON_ERROR_STOP off
+SELECT browser_agent, ANON_COUNT(*), count(*) FROM access_logs GROUP BY browser_agent;
+SELECT ANON_SUM(bytes, 0, bytes) FROM access_logs;
+\set ON_ERROR_STOP on
+
+\echo
+\echo '=== Below the rewriter: the dp_* building blocks, written by hand ==='
+-- The rewriter generates this shape: (1) per-user aggregation, (2) at most C_u
 -- partitions per user chosen at random, (3) cross-user DP aggregation with
 -- tau-thresholding on a noisy user count.
-WITH per_user AS (              -- (1) one row per (user, browser)
-    SELECT uid, browser_agent, count(*) AS visits, avg(duration_s) AS avg_duration
+WITH per_user AS (
+    SELECT uid, browser_agent, avg(duration_s) AS avg_duration
     FROM access_logs GROUP BY uid, browser_agent
-), bounded AS (                 -- (2) keep C_u = 1 partition per user
+), bounded AS (
     SELECT * FROM (
-        SELECT per_user.*, row_number() OVER (PARTITION BY uid ORDER BY random()) AS pick
+        SELECT per_user.*, row_number() OVER (PARTITION BY uid ORDER BY anon_dp_random()) AS pick
         FROM per_user) s
     WHERE pick <= 1
-), private AS (                 -- (3) DP aggregates, threshold on the noisy user count
-    SELECT browser_agent,
-           dp_partition_count(0.25, 1e-5, 1) AS noisy_users,
-           dp_count(1::int8, 1, 0.25, 1) AS dp_visitors,
-           dp_avg(avg_duration, 0, 600, 0.25, 1) AS dp_avg_duration,
-           dp_ntile(avg_duration, 0.5, 0, 600, 0.25, 1) AS dp_median_duration
-    FROM bounded GROUP BY browser_agent
-), exact AS (
-    SELECT browser_agent, count(DISTINCT uid) AS true_visitors,
-           avg(duration_s) AS true_avg_duration
-    FROM access_logs GROUP BY browser_agent
 )
-SELECT e.browser_agent,
-       p.dp_visitors, e.true_visitors,
-       round(p.dp_avg_duration::numeric, 1) AS dp_avg_s,
-       round(e.true_avg_duration::numeric, 1) AS true_avg_s,
-       round(p.dp_median_duration::numeric, 1) AS dp_median_s,
-       CASE WHEN p.noisy_users IS NULL THEN 'suppressed (below tau)' ELSE 'released' END AS partition
-FROM exact e LEFT JOIN private p USING (browser_agent)
-ORDER BY e.true_visitors DESC;
-\echo '(every user here uses one browser, so keeping C_u = 1 partition per user loses'
-\echo ' nothing; averages are of per-user averages, as in the paper.)'
+SELECT * FROM (
+    SELECT browser_agent,
+           dp_count(1::int8, 1, 0.25, 1) AS visitors,
+           round(dp_avg(avg_duration, 0, 600, 0.25, 1)::numeric, 1) AS avg_s,
+           round(dp_ntile(avg_duration, 0.5, 0, 600, 0.25, 1)::numeric, 1) AS median_s,
+           dp_partition_count(0.25, 1e-5, 1) AS noisy_users
+    FROM bounded GROUP BY browser_agent) released
+WHERE noisy_users IS NOT NULL
+ORDER BY visitors DESC;
 
 \echo
 \echo '=== Total traffic: bounded sum without GROUP BY (no threshold, always one row) ==='
@@ -81,33 +101,24 @@ FROM (SELECT uid, sum(bytes) AS user_bytes FROM access_logs GROUP BY uid) per_us
 
 \echo
 \echo '=== The same query twice: fresh noise every time ==='
-SELECT dp_count(1::int8, 1, 1.0, 1) AS dp_users_run_1 FROM (SELECT DISTINCT uid FROM access_logs) u;
-SELECT dp_count(1::int8, 1, 1.0, 1) AS dp_users_run_2 FROM (SELECT DISTINCT uid FROM access_logs) u;
+SELECT ANON_COUNT(*) AS users_run_1 FROM access_logs;
+SELECT ANON_COUNT(*) AS users_run_2 FROM access_logs;
 
 \echo
 \echo '=== Partition selection: a browser used by a single user is never revealed ==='
 INSERT INTO access_logs SELECT 424242, 'SecretBrowser 0.1', 60, 1000 FROM generate_series(1, 500);
-SELECT browser_agent, round(noisy_users::numeric, 1) AS noisy_users,
-       round(anon_dp_tau(0.5, 1e-5, 1)::numeric, 2) AS tau
-FROM (SELECT browser_agent, dp_partition_count(0.5, 1e-5, 1) AS noisy_users
-      FROM (SELECT uid, browser_agent,      -- per user, at most C_u = 1 partition
-                   row_number() OVER (PARTITION BY uid ORDER BY random()) AS pick
-            FROM (SELECT DISTINCT uid, browser_agent FROM access_logs) d) per_user
-      WHERE pick <= 1
-      GROUP BY browser_agent) s
-WHERE noisy_users IS NOT NULL
-ORDER BY noisy_users DESC;
+SELECT browser_agent, ANON_COUNT(*) AS visitors
+FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
+SELECT round(anon_dp_tau(anon_dp_epsilon_share(1.0, 1, 1), 1e-5, 1)::numeric, 2) AS tau_for_this_query;
 \echo '(500 rows, but one user: the SecretBrowser partition stays below tau)'
 
 \echo
 \echo '=== Attacks that do not work ==='
 \echo 'NaN injection (paper Sec. 5.2): NaN is ignored, the result stays finite noise'
-SELECT dp_sum(CASE WHEN uid = 424242 THEN 'NaN'::float8 ELSE 0 END, -1, 1, 1.0, 1) AS nan_attack
-FROM (SELECT DISTINCT uid FROM access_logs) u;
+SELECT ANON_SUM(CASE WHEN uid = 424242 THEN 'NaN'::float8 ELSE 0 END, -1, 1) AS nan_attack
+FROM access_logs;
 \echo 'Bounds computed from the data are refused:'
 \set ON_ERROR_STOP off
 SELECT dp_sum(duration_s, 0, duration_s, 1.0, 1) FROM access_logs;
-\echo 'ANON_* aggregates without the rewriter refuse instead of releasing row-level results:'
-SELECT browser_agent, ANON_COUNT(*) FROM access_logs GROUP BY browser_agent;
 \set ON_ERROR_STOP on
 DROP TABLE access_logs;
