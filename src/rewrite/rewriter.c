@@ -238,7 +238,7 @@ check_constant_argument(Node *arg, const char *function, int argno)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("argument %d of %s must be a constant", argno, function),
-				 errdetail("A bound computed from the data would leak information about it."),
+				 errdetail("A bound or parameter computed from the data would leak information about it."),
 				 errhint("Write the bound as a literal, for example 0 or 100.")));
 }
 
