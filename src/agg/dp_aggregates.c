@@ -785,6 +785,6 @@ anon_dp_requires_rewrite(PG_FUNCTION_ARGS)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("ANON_* aggregates can only run inside an anonymization query rewritten by anon_dp"),
 			 errdetail("Evaluated directly they would release row-level results that do not protect users who own many rows."),
-			 errhint("Until the anonymization rewriter is available, aggregate per user first and use the dp_* building blocks (see doc/functions.md).")));
+			 errhint("Write the ANON_* aggregate in the select list, HAVING or ORDER BY of a query over labelled tables (see doc/rewriter.md), or aggregate per user and use the dp_* building blocks.")));
 	PG_RETURN_NULL();
 }

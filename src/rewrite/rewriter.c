@@ -738,6 +738,7 @@ typedef struct substitution
 	List	   *group_exprs;	/* raw expressions of GROUP BY */
 	List	   *call_locations; /* int: location of each ANON FuncCall */
 	List	   *call_releases;	/* int: its release index */
+	List	   *releases;		/* FuncCall * of each release, for equal() matches */
 	const char *relation;		/* alias of the released subquery */
 } substitution;
 
@@ -778,6 +779,14 @@ substitute(Node *node, substitution *sub)
 		{
 			if (lfirst_int(lc) == fc->location)
 				return column_ref(sub->relation, psprintf("anon_release_%d", lfirst_int(lc2)));
+		}
+		/* a repeated call PostgreSQL matched to a select-list entry (ORDER BY) */
+		i = 0;
+		foreach(lc, sub->releases)
+		{
+			if (equal(lfirst(lc), fc))
+				return column_ref(sub->relation, psprintf("anon_release_%d", i));
+			i++;
 		}
 	}
 	i = 0;
@@ -1163,6 +1172,7 @@ rewrite_select(SelectStmt *select, anon_level *level)
 
 	/* 4. the original select list, HAVING, ORDER BY and LIMIT over released rows */
 	sub.group_exprs = group_exprs;
+	sub.releases = releases;
 	sub.relation = "anon_released";
 	foreach(lc, select->targetList)
 	{

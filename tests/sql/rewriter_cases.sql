@@ -33,6 +33,7 @@ SELECT region || '!' AS r, ANON_COUNT(*) > 200 AS ok FROM orders GROUP BY region
 SELECT ANON_COUNT(*) BETWEEN 400 AND 600 AS ok FROM orders;
 SELECT ANON_COUNT(*) * 2 > 0 AS ok FROM orders HAVING ANON_COUNT(*) > 0;
 SELECT region FROM orders GROUP BY region HAVING ANON_COUNT(*) > 0 ORDER BY 1 OFFSET 1;
+SELECT region, ANON_COUNT(*) > 0 AS ok FROM orders GROUP BY region ORDER BY ANON_COUNT(*) * 0, region;
 SELECT r.country, ANON_COUNT(*) > 200 AS ok FROM orders o JOIN regions r ON r.region = o.region GROUP BY r.country ORDER BY 1;
 SELECT r.country, ANON_COUNT(*) > 200 AS ok FROM orders o LEFT JOIN regions r USING (region) GROUP BY r.country ORDER BY 1;
 SELECT r.country, ANON_COUNT(*) > 200 AS ok FROM regions r RIGHT JOIN orders o ON r.region = o.region GROUP BY r.country ORDER BY 1;
