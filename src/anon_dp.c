@@ -201,6 +201,12 @@ make_threshold(FunctionCallInfo fcinfo, const char *function, dp_threshold *thre
 	require_args(fcinfo, function, names);
 	status = dp_threshold_make(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1),
 							   PG_GETARG_INT64(2), threshold);
+	anon_dp_check_threshold_status(status, function);
+}
+
+void
+anon_dp_check_threshold_status(dp_status status, const char *function)
+{
 	switch (status)
 	{
 		case DP_OK:

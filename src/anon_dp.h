@@ -21,4 +21,7 @@ extern int	anon_dp_max_groups_contributed;
 extern void anon_dp_report_status(dp_status status, const char *function,
 								  const char *argument) pg_attribute_noreturn();
 
+/* ERROR naming delta, max_groups_contributed or epsilon for a failed dp_threshold_make. */
+extern void anon_dp_check_threshold_status(dp_status status, const char *function);
+
 #endif							/* ANON_DP_H */

@@ -764,12 +764,7 @@ dp_partition_count_final(PG_FUNCTION_ARGS)
 	dp_status	status = dp_threshold_make(epsilon, delta, max_groups, &threshold);
 	double		noisy;
 
-	if (status == DP_ERR_DELTA)
-		anon_dp_report_status(status, function, "delta");
-	if (status == DP_ERR_MAX_GROUPS)
-		anon_dp_report_status(status, function, "max_groups_contributed");
-	if (status != DP_OK)
-		anon_dp_report_status(status, function, "epsilon");
+	anon_dp_check_threshold_status(status, function);
 	if (!dp_threshold_release(dp_rng_secure(), &threshold, (uint64) n, &noisy))
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(noisy);

@@ -119,8 +119,6 @@ dp_laplace_plan_scale(const dp_laplace_plan *plan)
 	return ldexp((double) plan->t, plan->grid_exp);
 }
 
-static dp_i128 round_half_away_checked(double y);
-
 /*
  * Round half away from zero, exactly: y - trunc(y) is computed without
  * rounding error, so the decision never depends on a rounded y + 0.5.
@@ -139,18 +137,12 @@ round_half_away(double y)
 	return units;
 }
 
-static dp_i128
-round_half_away_checked(double y)
-{
-	if (!(fabs(y) < 1.0e37))
-		dp_fail("grid units out of range");
-	return round_half_away(y);
-}
-
 dp_i128
 dp_units_from_large_double(double units)
 {
-	return round_half_away_checked(units);
+	if (!(fabs(units) < 1.0e37))
+		dp_fail("grid units out of range");
+	return round_half_away(units);
 }
 
 dp_i128

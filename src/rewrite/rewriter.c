@@ -978,9 +978,8 @@ typedef struct call_find_context
 	FuncCall   *found;
 } call_find_context;
 
-bool		anon_dp_find_call_walker(Node *node, void *context);
-
-bool
+/* Find the FuncCall written at cf->location. */
+static bool
 anon_dp_find_call_walker(Node *node, void *context)
 {
 	call_find_context *cf = (call_find_context *) context;
@@ -1053,11 +1052,8 @@ rewrite_select(SelectStmt *select, anon_level *level)
 		call_find_context cf = {call->location, NULL};
 		int			release = -1;
 
-		anon_dp_find_call_walker((Node *) select->targetList, &cf);
-		if (!cf.found)
-			anon_dp_find_call_walker(select->havingClause, &cf);
-		if (!cf.found)
-			anon_dp_find_call_walker((Node *) select->sortClause, &cf);
+		anon_dp_find_call_walker((Node *) list_make3(select->targetList, select->havingClause,
+													 select->sortClause), &cf);
 		if (!cf.found)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
