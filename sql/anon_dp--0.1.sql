@@ -255,6 +255,31 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 
 --------------------------------------------------------------------------
+-- Contribution bounding (doc/rewriter.md, "Contribution bounding")
+--------------------------------------------------------------------------
+
+-- a uniform 64-bit key from the CSPRNG: the random order of a user's rows
+CREATE FUNCTION anon_dp_random_key() RETURNS int8
+AS 'MODULE_PATHNAME', 'anon_dp_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- anon_dp_pick(key, value, keep) -> array of the values of the `keep` rows
+-- with the smallest keys of the group; calls over the same rows with the
+-- same keys keep the same rows in the same array positions
+CREATE FUNCTION anon_dp_pick_transfn(internal, int8, anyelement, int8) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_pick_final(internal, int8, anyelement, int8) RETURNS anyarray
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE anon_dp_pick(int8, anyelement, int8) (
+    SFUNC = anon_dp_pick_transfn, STYPE = internal,
+    FINALFUNC = anon_dp_pick_final, FINALFUNC_EXTRA,
+    PARALLEL = SAFE);
+
+-- TABLESAMPLE anon_reservoir(n): at most n rows of each privacy unit of a
+-- private table, chosen uniformly at random at every scan
+CREATE FUNCTION anon_reservoir(internal) RETURNS tsm_handler
+AS 'MODULE_PATHNAME', 'anon_dp_reservoir_handler' LANGUAGE C STRICT;
+
+--------------------------------------------------------------------------
 -- CREATE AGGREGATE records every aggregate as IMMUTABLE in pg_proc and has
 -- no option to change it.  The dp_* and ANON_* aggregates draw fresh noise
 -- (or refuse to run) at every evaluation, so mark them VOLATILE: the planner
@@ -262,6 +287,7 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
 --------------------------------------------------------------------------
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
 WHERE prokind = 'a'
+  AND proname <> 'anon_dp_pick'   -- deterministic given its keys
   AND oid IN (SELECT objid FROM pg_catalog.pg_depend
               WHERE classid = 'pg_catalog.pg_proc'::regclass
                 AND refclassid = 'pg_catalog.pg_extension'::regclass

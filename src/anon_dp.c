@@ -21,6 +21,7 @@ PG_MODULE_MAGIC;
 double		anon_dp_epsilon = 1.0;
 double		anon_dp_delta = 1e-5;
 int			anon_dp_max_groups_contributed = 1;
+int			anon_dp_max_rows_contributed = 0;
 
 void		_PG_init(void);
 
@@ -142,6 +143,13 @@ _PG_init(void)
 							NULL,
 							&anon_dp_max_groups_contributed,
 							1, 1, 1000000,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("anon_dp.max_rows_contributed",
+							"Rows of each private table one privacy unit may contribute (0 = no cap).",
+							"When set, anonymization queries read every private table through TABLESAMPLE anon_reservoir(n): at most n rows per privacy unit, chosen at random.",
+							&anon_dp_max_rows_contributed,
+							0, 0, 1000000,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 	anon_dp_register_labels();

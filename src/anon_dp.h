@@ -12,6 +12,7 @@
 extern double anon_dp_epsilon;
 extern double anon_dp_delta;
 extern int	anon_dp_max_groups_contributed;
+extern int	anon_dp_max_rows_contributed;
 
 /*
  * Raise an ERROR for a failed validation of a query constant.  function is

@@ -29,6 +29,7 @@
 #include "postgres.h"
 
 #include "catalog/dependency.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -42,7 +43,10 @@
 #include "parser/parse_target.h"
 #include "parser/parser.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteHandler.h"
 #include "rewrite/rewriteManip.h"
+#include "access/relation.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
@@ -86,12 +90,14 @@ typedef struct anon_level
 	char	   *uid_column;
 	char	   *schema;			/* schema of the anon_dp functions */
 	bool		grouped;
+	bool		pick_groups;	/* group keys can go through anon_dp_pick */
 } anon_level;
 
 typedef struct find_context
 {
 	Oid			extension;
 	List	   *levels;			/* anon_level * */
+	List	   *outer;			/* enclosing query levels, innermost first */
 } find_context;
 
 /* ---- recognizing ANON_* aggregates ---- */
@@ -242,6 +248,10 @@ check_constant_argument(Node *arg, const char *function, int argno)
 				 errhint("Write the bound as a literal, for example 0 or 100.")));
 }
 
+/*
+ * A private input of one query level: a FROM item whose rows each belong to
+ * one privacy unit, and the output column of that item holding it.
+ */
 typedef struct private_rel
 {
 	int			rtindex;
@@ -249,6 +259,20 @@ typedef struct private_rel
 	Oid			uid_type;
 	int			component;		/* union-find parent (index into the list) */
 } private_rel;
+
+/* The FROM clause of one query level under validation. */
+typedef struct level_check
+{
+	Query	   *query;
+	List	   *outer;			/* enclosing levels, innermost first (CTE lookup) */
+	private_rel *rels;
+	int			nrels;
+	int			maxrels;
+} level_check;
+
+static bool query_unit(Query *query, List *outer, const char *name,
+					   AttrNumber *uid, Oid *uid_type);
+static void check_sublinks(Node *node, Query *query);
 
 static int
 find_root(private_rel *rels, int i)
@@ -258,95 +282,197 @@ find_root(private_rel *rels, int i)
 	return i;
 }
 
+/*
+ * The FROM item and output column a column reference of this level reads,
+ * looking through implicit casts and join alias columns.
+ */
+static bool
+resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
+{
+	Var		   *var;
+	RangeTblEntry *rte;
+
+	expr = strip_implicit_coercions(expr);
+	if (expr == NULL || !IsA(expr, Var))
+		return false;
+	var = (Var *) expr;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno < 1 || var->varno > (int) list_length(query->rtable))
+		return false;
+	rte = rt_fetch(var->varno, query->rtable);
+	if (rte->rtekind == RTE_JOIN)
+	{
+		if (var->varattno > list_length(rte->joinaliasvars))
+			return false;
+		return resolve_column(query, list_nth(rte->joinaliasvars, var->varattno - 1),
+							  rtindex, attno);
+	}
+	*rtindex = var->varno;
+	*attno = var->varattno;
+	return true;
+}
+
+/* The private input whose privacy unit expr reads, or -1. */
+static int
+private_rel_of(level_check *check, Node *expr)
+{
+	int			rtindex;
+	AttrNumber	attno;
+	int			i;
+
+	if (!resolve_column(check->query, expr, &rtindex, &attno))
+		return -1;
+	for (i = 0; i < check->nrels; i++)
+		if (check->rels[i].rtindex == rtindex && check->rels[i].uid == attno)
+			return i;
+	return -1;
+}
+
 /* Union the privacy units joined by a top-level "a.uid = b.uid" conjunct. */
 static void
-join_units(Node *quals, private_rel *rels, int nrels)
+join_units(Node *quals, level_check *check)
 {
-	List	   *conjuncts;
 	ListCell   *lc;
 
 	if (quals == NULL)
 		return;
-	conjuncts = make_ands_implicit((Expr *) quals);
-	foreach(lc, conjuncts)
+	foreach(lc, make_ands_implicit((Expr *) quals))
 	{
 		OpExpr	   *op = (OpExpr *) lfirst(lc);
-		Var		   *l;
-		Var		   *r;
-		int			li = -1;
-		int			ri = -1;
-		int			i;
 		char	   *opname;
+		int			li;
+		int			ri;
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
-			continue;
-		l = (Var *) strip_implicit_coercions(linitial(op->args));
-		r = (Var *) strip_implicit_coercions(lsecond(op->args));
-		if (!IsA(l, Var) || !IsA(r, Var) || l->varlevelsup != 0 || r->varlevelsup != 0)
 			continue;
 		opname = get_opname(op->opno);
 		if (opname == NULL || strcmp(opname, "=") != 0)
 			continue;
-		for (i = 0; i < nrels; i++)
-		{
-			if (rels[i].rtindex == (int) l->varno && rels[i].uid == l->varattno)
-				li = i;
-			if (rels[i].rtindex == (int) r->varno && rels[i].uid == r->varattno)
-				ri = i;
-		}
-		if (li >= 0 && ri >= 0 && rels[li].uid_type == rels[ri].uid_type)
-			rels[find_root(rels, li)].component = find_root(rels, ri);
+		li = private_rel_of(check, linitial(op->args));
+		ri = private_rel_of(check, lsecond(op->args));
+		if (li >= 0 && ri >= 0 && check->rels[li].uid_type == check->rels[ri].uid_type)
+			check->rels[find_root(check->rels, li)].component = find_root(check->rels, ri);
 	}
 }
 
-typedef struct from_check
+/* The WITH query a CTE reference reads, and the levels around it. */
+static CommonTableExpr *
+find_cte(level_check *check, RangeTblEntry *rte, List **cte_outer)
 {
-	Query	   *query;
-	private_rel *rels;
-	int			nrels;
-	int			maxrels;
-} from_check;
+	Query	   *owner;
+	ListCell   *lc;
+	int			up = (int) rte->ctelevelsup;
+
+	if (up == 0)
+	{
+		owner = check->query;
+		*cte_outer = check->outer;
+	}
+	else
+	{
+		if (up > list_length(check->outer))
+			refuse(psprintf("cannot find WITH query \"%s\"", rte->ctename), NULL);
+		owner = (Query *) list_nth(check->outer, up - 1);
+		*cte_outer = list_copy_tail(check->outer, up);
+	}
+	foreach(lc, owner->cteList)
+	{
+		CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+		if (strcmp(cte->ctename, rte->ctename) == 0)
+		{
+			/* the WITH query sees its own level's earlier WITH queries */
+			*cte_outer = lcons(owner, *cte_outer);
+			return cte;
+		}
+	}
+	refuse(psprintf("cannot find WITH query \"%s\"", rte->ctename), NULL);
+}
+
+/*
+ * Whether the FROM item rtindex of this level is private, and which of its
+ * output columns is its privacy unit.  Public tables and VALUES lists are
+ * not private; unlabelled tables and unsupported items are refused.
+ */
+static bool
+input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
+	char	   *name = rte->eref->aliasname;
+
+	if (rte->lateral)
+		refuse(psprintf("LATERAL \"%s\" is not supported in an anonymization query", name),
+			   "Join the tables without LATERAL.");
+	switch (rte->rtekind)
+	{
+		case RTE_RELATION:
+			if (rte->relkind == RELKIND_VIEW)
+			{
+				Relation	view = relation_open(rte->relid, AccessShareLock);
+				Query	   *view_query = copyObject(get_view_query(view));
+
+				relation_close(view, AccessShareLock);
+				return query_unit(view_query, NIL, get_rel_name(rte->relid), uid, uid_type);
+			}
+			*uid = anon_dp_privacy_unit_column(rte->relid);
+			if (*uid != InvalidAttrNumber)
+			{
+				*uid_type = get_atttype(rte->relid, *uid);
+				return true;
+			}
+			if (anon_dp_relation_is_public(rte->relid))
+				return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("anonymization query: table \"%s\" has no anon_dp label",
+							get_rel_name(rte->relid)),
+					 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
+					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
+							 get_rel_name(rte->relid), get_rel_name(rte->relid))));
+			break;
+		case RTE_SUBQUERY:
+			return query_unit(rte->subquery, lcons(check->query, check->outer), name,
+							  uid, uid_type);
+		case RTE_CTE:
+			{
+				List	   *cte_outer;
+				CommonTableExpr *cte = find_cte(check, rte, &cte_outer);
+
+				if (cte->cterecursive)
+					refuse(psprintf("recursive WITH query \"%s\" is not allowed in an anonymization query", name),
+						   "Rewrite the query without WITH RECURSIVE.");
+				if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
+					refuse(psprintf("WITH query \"%s\" is not a SELECT", name),
+						   "Only SELECT queries may feed an anonymization query.");
+				return query_unit((Query *) cte->ctequery, cte_outer, name, uid, uid_type);
+			}
+		case RTE_VALUES:
+			return false;		/* constants: public */
+		case RTE_FUNCTION:
+		case RTE_TABLEFUNC:
+			refuse(psprintf("a function in FROM (\"%s\") is not supported in an anonymization query", name),
+				   "Read labelled tables, subqueries or views over them in FROM.");
+		default:
+			refuse(psprintf("FROM item \"%s\" is not supported in an anonymization query", name), NULL);
+	}
+	return false;
+}
 
 /* Walk the join tree; nullable marks inputs that an outer join may null-extend. */
 static void
-check_from_item(Node *item, from_check *check, bool nullable)
+collect_inputs(Node *item, level_check *check, bool nullable)
 {
 	if (IsA(item, RangeTblRef))
 	{
 		int			rtindex = ((RangeTblRef *) item)->rtindex;
-		RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
-		char	   *name;
 		AttrNumber	uid;
+		Oid			uid_type;
 
-		if (rte->rtekind != RTE_RELATION)
-		{
-			const char *what = rte->rtekind == RTE_SUBQUERY ? "a subquery in FROM" :
-				rte->rtekind == RTE_FUNCTION ? "a function in FROM" :
-				rte->rtekind == RTE_VALUES ? "a VALUES list in FROM" :
-				rte->rtekind == RTE_CTE ? "a WITH query" : "this kind of FROM item";
-			char	   *message = psprintf("%s (\"%s\") is not supported yet", what,
-										   rte->eref->aliasname);
-
-			refuse(message, "Read the labelled tables directly in the FROM clause of the query that uses ANON_* aggregates.");
-		}
-		name = get_rel_name(rte->relid);
-		if (rte->relkind == RELKIND_VIEW)
-			refuse(psprintf("view \"%s\" is not supported yet", name),
-				   "Query the labelled tables the view reads instead.");
-		uid = anon_dp_privacy_unit_column(rte->relid);
-		if (uid == InvalidAttrNumber)
-		{
-			if (anon_dp_relation_is_public(rte->relid))
-				return;
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("anonymization query: table \"%s\" has no anon_dp label", name),
-					 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
-					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
-							 name, name)));
-		}
+		if (!input_unit(check, rtindex, &uid, &uid_type))
+			return;
 		if (nullable)
-			refuse(psprintf("private table \"%s\" is on the nullable side of an outer join", name),
+			refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
+							rt_fetch(rtindex, check->query->rtable)->eref->aliasname),
 				   "Make the private table the preserved side (FROM private LEFT JOIN public) or use an inner join.");
 		if (check->nrels == check->maxrels)
 		{
@@ -355,7 +481,7 @@ check_from_item(Node *item, from_check *check, bool nullable)
 		}
 		check->rels[check->nrels].rtindex = rtindex;
 		check->rels[check->nrels].uid = uid;
-		check->rels[check->nrels].uid_type = get_atttype(rte->relid, uid);
+		check->rels[check->nrels].uid_type = uid_type;
 		check->rels[check->nrels].component = check->nrels;
 		check->nrels++;
 		return;
@@ -363,14 +489,14 @@ check_from_item(Node *item, from_check *check, bool nullable)
 	if (IsA(item, JoinExpr))
 	{
 		JoinExpr   *join = (JoinExpr *) item;
-		bool		left_nullable = nullable || join->jointype == JOIN_RIGHT || join->jointype == JOIN_FULL;
-		bool		right_nullable = nullable || join->jointype == JOIN_LEFT || join->jointype == JOIN_FULL;
 
 		if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
 			join->jointype != JOIN_RIGHT && join->jointype != JOIN_FULL)
 			refuse("this kind of join is not supported", NULL);
-		check_from_item(join->larg, check, left_nullable);
-		check_from_item(join->rarg, check, right_nullable);
+		collect_inputs(join->larg, check,
+					   nullable || join->jointype == JOIN_RIGHT || join->jointype == JOIN_FULL);
+		collect_inputs(join->rarg, check,
+					   nullable || join->jointype == JOIN_LEFT || join->jointype == JOIN_FULL);
 		return;
 	}
 	if (IsA(item, FromExpr))
@@ -378,7 +504,7 @@ check_from_item(Node *item, from_check *check, bool nullable)
 		ListCell   *lc;
 
 		foreach(lc, ((FromExpr *) item)->fromlist)
-			check_from_item(lfirst(lc), check, nullable);
+			collect_inputs(lfirst(lc), check, nullable);
 		return;
 	}
 	ereport(ERROR,
@@ -387,14 +513,14 @@ check_from_item(Node *item, from_check *check, bool nullable)
 }
 
 static void
-join_quals_walker(Node *item, from_check *check)
+join_quals_walker(Node *item, level_check *check)
 {
 	if (IsA(item, JoinExpr))
 	{
 		JoinExpr   *join = (JoinExpr *) item;
 
 		if (join->jointype == JOIN_INNER)
-			join_units(join->quals, check->rels, check->nrels);
+			join_units(join->quals, check);
 		join_quals_walker(join->larg, check);
 		join_quals_walker(join->rarg, check);
 	}
@@ -407,13 +533,267 @@ join_quals_walker(Node *item, from_check *check)
 	}
 }
 
-static anon_level *
-validate_level(Query *query, List *aggrefs, Oid extension)
+static const char *
+uid_column_name(level_check *check, int i)
 {
-	anon_level *level = palloc0(sizeof(anon_level));
-	from_check	check;
+	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
+
+	return strVal(list_nth(rte->eref->colnames, check->rels[i].uid - 1));
+}
+
+/*
+ * Validate the FROM clause of one level: returns the number of private
+ * inputs, all joined on their privacy units (one component).
+ */
+static int
+check_level_inputs(level_check *check)
+{
+	int			i;
+
+	check->maxrels = 4;
+	check->nrels = 0;
+	check->rels = palloc(sizeof(private_rel) * check->maxrels);
+	collect_inputs((Node *) check->query->jointree, check, false);
+	join_quals_walker((Node *) check->query->jointree, check);
+	join_units(check->query->jointree->quals, check);
+	for (i = 1; i < check->nrels; i++)
+		if (find_root(check->rels, i) != find_root(check->rels, 0))
+		{
+			char	   *a = rt_fetch(check->rels[0].rtindex, check->query->rtable)->eref->aliasname;
+			char	   *b = rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname;
+
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
+							a, b),
+					 errdetail("A joined row could belong to two users."),
+					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
+							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
+		}
+	return check->nrels;
+}
+
+/* Does this level compute ANON_* aggregates? */
+static bool
+level_has_anon(Query *query)
+{
+	Oid			extension = get_extension_oid("anon_dp", true);
+	ListCell   *lc;
+
+	if (!query->hasAggs)
+		return false;
+	foreach(lc, level_aggrefs(query))
+	{
+		Aggref	   *aggref = (Aggref *) lfirst(lc);
+		anon_kind	kind;
+
+		if (anon_kind_of(aggref->aggfnoid, extension, &kind,
+						 aggref->aggstar ? 0 : list_length(aggref->args)))
+			return true;
+	}
+	return false;
+}
+
+/* Validate a set operation's branches; all private with the unit at one position, or all public. */
+static bool
+setop_unit(Query *query, Node *node, List *outer, const char *name,
+		   AttrNumber *uid, Oid *uid_type, int *branches, int *private_branches)
+{
+	if (IsA(node, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, query->rtable);
+		AttrNumber	branch_uid;
+		Oid			branch_type;
+
+		(*branches)++;
+		if (query_unit(rte->subquery, lcons(query, outer), name, &branch_uid, &branch_type))
+		{
+			if (*private_branches > 0 && branch_uid != *uid)
+				refuse(psprintf("the branches of set operation \"%s\" have the privacy unit in different columns (%d and %d)",
+								name, (int) *uid, (int) branch_uid),
+					   "Select the privacy unit in the same position in every branch of UNION / INTERSECT / EXCEPT.");
+			*uid = branch_uid;
+			(*private_branches)++;
+		}
+		return *private_branches > 0;
+	}
+	if (IsA(node, SetOperationStmt))
+	{
+		SetOperationStmt *op = (SetOperationStmt *) node;
+
+		setop_unit(query, op->larg, outer, name, uid, uid_type, branches, private_branches);
+		setop_unit(query, op->rarg, outer, name, uid, uid_type, branches, private_branches);
+		return *private_branches > 0;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: unexpected set operation node (type %d)", (int) nodeTag(node))));
+}
+
+/*
+ * Validate a query below an anonymization level (a subquery, WITH query or
+ * view called name).  Returns false when it reads no private input; else
+ * true with the output column that carries the privacy unit.
+ */
+static bool
+query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *uid_type)
+{
+	level_check check;
 	ListCell   *lc;
 	int			i;
+
+	check_stack_depth();
+	if (query->commandType != CMD_SELECT)
+		refuse(psprintf("\"%s\" is not a SELECT", name), NULL);
+	if (level_has_anon(query))
+		refuse(psprintf("ANON_* aggregates in \"%s\" are nested inside another anonymization query", name),
+			   "Run the inner anonymization query on its own; an anonymization query must read raw private rows.");
+	check_sublinks((Node *) query, query);
+
+	if (query->setOperations)
+	{
+		int			branches = 0;
+		int			private_branches = 0;
+
+		if (query->limitCount || query->limitOffset)
+			refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+				   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+		if (!setop_unit(query, query->setOperations, outer, name, uid, uid_type,
+						&branches, &private_branches))
+			return false;
+		if (private_branches != branches)
+			refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
+				   "Every branch of the set operation must read private tables and select their privacy unit.");
+		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList, *uid - 1))->expr);
+		return true;
+	}
+
+	check.query = query;
+	check.outer = outer;
+	if (check_level_inputs(&check) == 0)
+		return false;			/* public: anything goes */
+
+	if (query->hasWindowFuncs)
+		refuse(psprintf("window functions in \"%s\" are not allowed below an anonymization query", name), NULL);
+	if (query->hasTargetSRFs)
+		refuse(psprintf("set-returning functions in \"%s\" are not allowed below an anonymization query", name), NULL);
+	if (query->limitCount || query->limitOffset)
+		refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+			   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+	if (query->hasDistinctOn)
+		refuse(psprintf("DISTINCT ON in \"%s\" is not supported below an anonymization query", name),
+			   "Use DISTINCT over columns that include the privacy unit.");
+	if (query->groupingSets)
+		refuse(psprintf("GROUPING SETS, ROLLUP and CUBE in \"%s\" are not supported", name), NULL);
+	if (query->rowMarks)
+		refuse(psprintf("FOR UPDATE / FOR SHARE in \"%s\" is not allowed in an anonymization query", name), NULL);
+
+	if (query->hasAggs || query->groupClause)
+	{
+		bool		grouped_by_uid = false;
+
+		foreach(lc, query->groupClause)
+		{
+			SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
+			TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
+
+			if (private_rel_of(&check, (Node *) tle->expr) >= 0)
+				grouped_by_uid = true;
+		}
+		if (!grouped_by_uid)
+			refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
+				   psprintf("Add %s.%s to the GROUP BY clause and the select list of \"%s\".",
+							rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
+							uid_column_name(&check, 0), name));
+	}
+
+	i = 0;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (!tle->resjunk && private_rel_of(&check, (Node *) tle->expr) >= 0)
+		{
+			*uid = tle->resno;
+			*uid_type = exprType((Node *) tle->expr);
+			return true;
+		}
+		i++;
+	}
+	refuse(psprintf("\"%s\" does not select the privacy unit", name),
+		   psprintf("Add %s.%s to the select list of \"%s\".",
+					rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
+					uid_column_name(&check, 0), name));
+}
+
+/*
+ * Expression subqueries (EXISTS, IN, scalar) may read public tables only:
+ * their result mixes the rows of every user they read.
+ */
+typedef struct sublink_check
+{
+	int			depth;			/* > 0 inside a SubLink */
+} sublink_check;
+
+static bool
+sublink_walker(Node *node, sublink_check *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		bool		result;
+
+		context->depth++;
+		result = expression_tree_walker(node, sublink_walker, context);
+		context->depth--;
+		return result;
+	}
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+
+		if (context->depth > 0)
+		{
+			ListCell   *lc;
+
+			foreach(lc, query->rtable)
+			{
+				RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+				if (rte->rtekind == RTE_RELATION &&
+					!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
+					refuse(psprintf("a subquery in an expression reads \"%s\", which is not a public table",
+									get_rel_name(rte->relid)),
+						   "Expression subqueries (EXISTS, IN, scalar) may read public tables only; join private tables on their privacy unit instead.");
+				if (rte->rtekind == RTE_CTE)
+					refuse(psprintf("a subquery in an expression reads WITH query \"%s\"", rte->ctename),
+						   "Expression subqueries (EXISTS, IN, scalar) may read public tables only; join private data in FROM instead.");
+			}
+		}
+		return query_tree_walker(query, sublink_walker, context, 0);
+	}
+	return expression_tree_walker(node, sublink_walker, context);
+}
+
+/* Check the expression subqueries of this level (FROM subqueries are checked as inputs). */
+static void
+check_sublinks(Node *node, Query *query)
+{
+	sublink_check context = {0};
+
+	if (!query->hasSubLinks)
+		return;
+	/* only this level's expressions: FROM subqueries are validated as inputs */
+	query_tree_walker(query, sublink_walker, &context, QTW_IGNORE_RANGE_TABLE);
+}
+
+static anon_level *
+validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
+{
+	anon_level *level = palloc0(sizeof(anon_level));
+	level_check check;
+	ListCell   *lc;
 	RangeTblEntry *uid_rte;
 
 	if (query->groupingSets)
@@ -426,12 +806,11 @@ validate_level(Query *query, List *aggrefs, Oid extension)
 		refuse("window functions are not allowed in an anonymization query", NULL);
 	if (query->hasTargetSRFs)
 		refuse("set-returning functions are not allowed in an anonymization query", NULL);
-	if (query->hasSubLinks)
-		refuse("subqueries in expressions (EXISTS, IN, scalar subqueries) are not supported yet",
-			   "Join the tables instead, on the privacy unit for private tables.");
-	if (query->cteList)
-		refuse("WITH is not supported yet in an anonymization query",
-			   "Write the anonymization query over the labelled tables directly.");
+	if (query->hasSubLinks &&
+		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
+		refuse("subqueries in the select list or HAVING of an anonymization query are not supported",
+			   "Compute them in an outer query over the anonymized result.");
+	check_sublinks((Node *) query, query);
 	if (query->rowMarks)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
@@ -482,38 +861,29 @@ validate_level(Query *query, List *aggrefs, Oid extension)
 		level->first_location = aggref->location;
 	}
 
-	/* FROM: base tables; private ones joined on the privacy unit */
+	/* FROM: private inputs joined on the privacy unit, public inputs */
 	check.query = query;
-	check.maxrels = 4;
-	check.nrels = 0;
-	check.rels = palloc(sizeof(private_rel) * check.maxrels);
-	check_from_item((Node *) query->jointree, &check, false);
-	if (check.nrels == 0)
+	check.outer = outer;
+	if (check_level_inputs(&check) == 0)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
-	join_quals_walker((Node *) query->jointree, &check);
-	join_units(query->jointree->quals, check.rels, check.nrels);
-	for (i = 1; i < check.nrels; i++)
-		if (find_root(check.rels, i) != find_root(check.rels, 0))
-		{
-			RangeTblEntry *a = rt_fetch(check.rels[0].rtindex, query->rtable);
-			RangeTblEntry *b = rt_fetch(check.rels[i].rtindex, query->rtable);
-
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("anonymization query: private tables \"%s\" and \"%s\" are not joined on their privacy units",
-							a->eref->aliasname, b->eref->aliasname),
-					 errdetail("A joined row could belong to two users."),
-					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
-							 a->eref->aliasname, get_attname(a->relid, check.rels[0].uid, false),
-							 b->eref->aliasname, get_attname(b->relid, check.rels[i].uid, false))));
-		}
 
 	uid_rte = rt_fetch(check.rels[0].rtindex, query->rtable);
 	level->uid_relation = pstrdup(uid_rte->eref->aliasname);
-	level->uid_column = get_attname(uid_rte->relid, check.rels[0].uid, false);
+	level->uid_column = pstrdup(uid_column_name(&check, 0));
 	level->schema = get_namespace_name(get_func_namespace(((Aggref *) linitial(aggrefs))->aggfnoid));
 	level->grouped = query->groupClause != NIL;
+
+	/* the one-pass pick keeps group keys in arrays: needs array types, no domains */
+	level->pick_groups = true;
+	foreach(lc, query->groupClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle((SortGroupClause *) lfirst(lc), query->targetList);
+		Oid			type = exprType((Node *) tle->expr);
+
+		if (!OidIsValid(get_array_type(type)) || get_typtype(type) == TYPTYPE_DOMAIN)
+			level->pick_groups = false;
+	}
 	return level;
 }
 
@@ -527,6 +897,7 @@ find_levels_walker(Node *node, find_context *context)
 	if (IsA(node, Query))
 	{
 		Query	   *query = (Query *) node;
+		bool		result;
 
 		if (query->commandType == CMD_UTILITY && query->utilityStmt)
 		{
@@ -560,11 +931,15 @@ find_levels_walker(Node *node, find_context *context)
 			if (any_anon)
 			{
 				context->levels = lappend(context->levels,
-										  validate_level(query, aggrefs, context->extension));
-				return false;	/* sublevels of an anonymization level were refused */
+										  validate_level(query, aggrefs, context->extension,
+														 context->outer));
+				return false;	/* its inputs were validated (and hold no ANON level) */
 			}
 		}
-		return query_tree_walker(query, find_levels_walker, context, 0);
+		context->outer = lcons(query, context->outer);
+		result = query_tree_walker(query, find_levels_walker, context, 0);
+		context->outer = list_delete_first(context->outer);
+		return result;
 	}
 	return expression_tree_walker(node, find_levels_walker, context);
 }
@@ -994,12 +1369,200 @@ anon_dp_find_call_walker(Node *node, void *context)
 	return raw_expression_tree_walker(node, anon_dp_find_call_walker, context);
 }
 
+/*
+ * Contribution bounding, one pass: every per-user row gets a key from the
+ * CSPRNG; grouping by user, anon_dp_pick keeps the C_u rows with the
+ * smallest keys in every column alike, and unnest() gives them back.
+ */
+static Node *
+pick_per_user_rows(SelectStmt *per_user, Node *source, int ngroups, int npartials,
+				   int64 max_groups, const char *schema)
+{
+	SelectStmt *bounded = makeNode(SelectStmt);
+	Node	   *keep = typed_const(psprintf(INT64_FORMAT, max_groups), "int8");
+	int			i;
+
+	per_user->targetList = lappend(per_user->targetList,
+								   res_target("anon_key", func_call(schema, "anon_dp_random_key", NIL)));
+	for (i = 0; i < ngroups + npartials; i++)
+	{
+		char	   *column = i < ngroups ? psprintf("anon_group_%d", i) :
+			psprintf("anon_partial_%d", i - ngroups);
+		Node	   *picked = func_call(schema, "anon_dp_pick",
+									   list_make3(column_ref("anon_per_user", "anon_key"),
+												  column_ref("anon_per_user", column),
+												  copyObject(keep)));
+
+		bounded->targetList = lappend(bounded->targetList,
+									  res_target(column, func_call(NULL, "unnest", list_make1(picked))));
+	}
+	bounded->fromClause = list_make1(source);
+	bounded->groupClause = list_make1(column_ref("anon_per_user", "anon_uid"));
+	return subselect(bounded, "anon_bounded");
+}
+
+/*
+ * Contribution bounding through a sort: row_number() over each user's rows
+ * in random order.  Used when a GROUP BY key cannot be put in an array (a
+ * domain, or a type without an array type).
+ */
+static Node *
+rank_per_user_rows(Node *source, int64 max_groups, const char *schema)
+{
+	SelectStmt *ranked = makeNode(SelectStmt);
+	SelectStmt *bounded = makeNode(SelectStmt);
+	WindowDef  *over = makeNode(WindowDef);
+	SortBy	   *order = makeNode(SortBy);
+	FuncCall   *rank = (FuncCall *) func_call(NULL, "row_number", NIL);
+	ColumnRef  *star = makeNode(ColumnRef);
+
+	order->node = func_call(schema, "anon_dp_random", NIL);
+	order->sortby_dir = SORTBY_DEFAULT;
+	order->sortby_nulls = SORTBY_NULLS_DEFAULT;
+	order->location = -1;
+	over->partitionClause = list_make1(column_ref("anon_per_user", "anon_uid"));
+	over->orderClause = list_make1(order);
+	over->frameOptions = FRAMEOPTION_DEFAULTS;
+	over->location = -1;
+	rank->over = over;
+	star->fields = list_make1(makeNode(A_Star));
+	star->location = -1;
+	ranked->targetList = list_make2(res_target(NULL, (Node *) star),
+									res_target("anon_pick", (Node *) rank));
+	ranked->fromClause = list_make1(source);
+	bounded->targetList = list_make1(res_target(NULL, copyObject((Node *) star)));
+	bounded->fromClause = list_make1(subselect(ranked, "anon_ranked"));
+	bounded->whereClause = (Node *) makeSimpleA_Expr(AEXPR_OP, "<=",
+													 column_ref("anon_ranked", "anon_pick"),
+													 typed_const(psprintf(INT64_FORMAT, max_groups), "int8"),
+													 -1);
+	return subselect(bounded, "anon_bounded");
+}
+
+/*
+ * anon_dp.max_rows_contributed: read every private table of the level
+ * through TABLESAMPLE anon_reservoir(n).  Views over private tables cannot
+ * take a TABLESAMPLE clause and are refused while the setting is on.
+ */
+static void cap_rows_select(SelectStmt *select, List *cte_names, Node *keep, const char *schema);
+
+static bool
+range_var_is_private(RangeVar *rv, List *cte_names, bool *is_view)
+{
+	Oid			relid;
+	ListCell   *lc;
+
+	*is_view = false;
+	if (rv->schemaname == NULL)
+		foreach(lc, cte_names)
+			if (strcmp(strVal(lfirst(lc)), rv->relname) == 0)
+				return false;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid))
+		return false;
+	if (get_rel_relkind(relid) == RELKIND_VIEW)
+	{
+		Relation	view = relation_open(relid, AccessShareLock);
+		Query	   *view_query = copyObject(get_view_query(view));
+		AttrNumber	uid;
+		Oid			uid_type;
+		bool		result;
+
+		relation_close(view, AccessShareLock);
+		result = query_unit(view_query, NIL, rv->relname, &uid, &uid_type);
+		*is_view = result;
+		return result;
+	}
+	return anon_dp_privacy_unit_column(relid) != InvalidAttrNumber;
+}
+
+static Node *
+cap_rows_item(Node *item, List *cte_names, Node *keep, const char *schema)
+{
+	bool		is_view;
+
+	if (item == NULL)
+		return NULL;
+	switch (nodeTag(item))
+	{
+		case T_RangeVar:
+			if (range_var_is_private((RangeVar *) item, cte_names, &is_view))
+			{
+				RangeTableSample *sample = makeNode(RangeTableSample);
+
+				if (is_view)
+					refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows read through view \"%s\"",
+									((RangeVar *) item)->relname),
+						   "Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.");
+				sample->relation = item;
+				sample->method = list_make2(makeString(pstrdup(schema)), makeString("anon_reservoir"));
+				sample->args = list_make1(copyObject(keep));
+				sample->repeatable = NULL;
+				sample->location = -1;
+				return (Node *) sample;
+			}
+			return item;
+		case T_RangeTableSample:
+			{
+				RangeTableSample *sample = (RangeTableSample *) item;
+
+				if (IsA(sample->relation, RangeVar) &&
+					range_var_is_private((RangeVar *) sample->relation, cte_names, &is_view))
+					refuse(psprintf("private table \"%s\" already has a TABLESAMPLE clause",
+									((RangeVar *) sample->relation)->relname),
+						   "Remove the TABLESAMPLE clause, or SET anon_dp.max_rows_contributed = 0 to sample it yourself.");
+				return item;
+			}
+		case T_JoinExpr:
+			{
+				JoinExpr   *join = (JoinExpr *) item;
+
+				join->larg = cap_rows_item(join->larg, cte_names, keep, schema);
+				join->rarg = cap_rows_item(join->rarg, cte_names, keep, schema);
+				return item;
+			}
+		case T_RangeSubselect:
+			if (IsA(((RangeSubselect *) item)->subquery, SelectStmt))
+				cap_rows_select((SelectStmt *) ((RangeSubselect *) item)->subquery, cte_names,
+								keep, schema);
+			return item;
+		default:
+			return item;
+	}
+}
+
+static void
+cap_rows_select(SelectStmt *select, List *cte_names, Node *keep, const char *schema)
+{
+	ListCell   *lc;
+
+	if (select == NULL)
+		return;
+	if (select->withClause)
+	{
+		foreach(lc, select->withClause->ctes)
+		{
+			CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+			if (IsA(cte->ctequery, SelectStmt))
+				cap_rows_select((SelectStmt *) cte->ctequery, cte_names, keep, schema);
+			cte_names = lappend(list_copy(cte_names), makeString(cte->ctename));
+		}
+	}
+	if (select->op != SETOP_NONE)
+	{
+		cap_rows_select(select->larg, cte_names, keep, schema);
+		cap_rows_select(select->rarg, cte_names, keep, schema);
+		return;
+	}
+	foreach(lc, select->fromClause)
+		lfirst(lc) = cap_rows_item(lfirst(lc), cte_names, keep, schema);
+}
+
 static void
 rewrite_select(SelectStmt *select, anon_level *level)
 {
 	SelectStmt *per_user = makeNode(SelectStmt);
-	SelectStmt *ranked = makeNode(SelectStmt);
-	SelectStmt *bounded = makeNode(SelectStmt);
 	SelectStmt *released = makeNode(SelectStmt);
 	List	   *group_exprs = NIL;
 	List	   *releases = NIL;		/* FuncCall * of each distinct release */
@@ -1087,6 +1650,28 @@ rewrite_select(SelectStmt *select, anon_level *level)
 	if (status != DP_OK)
 		anon_dp_report_status(status, "this anonymization query", "anon_dp.epsilon");
 
+	/* 0. optional per-user row cap on every private table */
+	if (anon_dp_max_rows_contributed > 0)
+	{
+		List	   *cte_names = NIL;
+
+		if (select->withClause)
+			foreach(lc, select->withClause->ctes)
+			{
+				CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+				if (IsA(cte->ctequery, SelectStmt))
+					cap_rows_select((SelectStmt *) cte->ctequery, cte_names,
+									typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
+									level->schema);
+				cte_names = lappend(cte_names, makeString(cte->ctename));
+			}
+		foreach(lc, select->fromClause)
+			lfirst(lc) = cap_rows_item(lfirst(lc), cte_names,
+									   typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
+									   level->schema);
+	}
+
 	/* 1. per-user aggregation: GROUP BY uid, g */
 	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));
 	i = 0;
@@ -1106,35 +1691,11 @@ rewrite_select(SelectStmt *select, anon_level *level)
 	source = subselect(per_user, "anon_per_user");
 
 	/* 2. contribution bounding: at most C_u partitions per user, at random */
-	if (level->grouped)
-	{
-		WindowDef  *over = makeNode(WindowDef);
-		SortBy	   *order = makeNode(SortBy);
-		FuncCall   *rank = (FuncCall *) func_call(NULL, "row_number", NIL);
-		ColumnRef  *star = makeNode(ColumnRef);
-
-		order->node = func_call(level->schema, "anon_dp_random", NIL);
-		order->sortby_dir = SORTBY_DEFAULT;
-		order->sortby_nulls = SORTBY_NULLS_DEFAULT;
-		order->location = -1;
-		over->partitionClause = list_make1(column_ref("anon_per_user", "anon_uid"));
-		over->orderClause = list_make1(order);
-		over->frameOptions = FRAMEOPTION_DEFAULTS;
-		over->location = -1;
-		rank->over = over;
-		star->fields = list_make1(makeNode(A_Star));
-		star->location = -1;
-		ranked->targetList = list_make2(res_target(NULL, (Node *) star),
-										res_target("anon_pick", (Node *) rank));
-		ranked->fromClause = list_make1(source);
-		bounded->targetList = list_make1(res_target(NULL, copyObject((Node *) star)));
-		bounded->fromClause = list_make1(subselect(ranked, "anon_ranked"));
-		bounded->whereClause = (Node *) makeSimpleA_Expr(AEXPR_OP, "<=",
-														 column_ref("anon_ranked", "anon_pick"),
-														 typed_const(psprintf(INT64_FORMAT, max_groups), "int8"),
-														 -1);
-		source = subselect(bounded, "anon_bounded");
-	}
+	if (level->grouped && level->pick_groups)
+		source = pick_per_user_rows(per_user, source, list_length(group_exprs),
+									list_length(releases), max_groups, level->schema);
+	else if (level->grouped)
+		source = rank_per_user_rows(source, max_groups, level->schema);
 
 	/* 3. cross-user DP aggregation, with the noisy user count */
 	i = 0;
@@ -1220,6 +1781,7 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 	if (!OidIsValid(context.extension))
 		return;
 	context.levels = NIL;
+	context.outer = NIL;
 	find_levels_walker((Node *) query, &context);
 	if (context.levels == NIL)
 		return;

@@ -1,0 +1,300 @@
+/*
+ * reservoir_tablesample.c -- TABLESAMPLE anon_reservoir(n): at most n rows
+ * of each privacy unit of a private table, chosen uniformly at random.
+ *
+ * PostgreSQL's sampling API lets a method choose blocks and tuple offsets
+ * but never shows it tuple contents.  This method therefore reads the table
+ * once itself when the scan begins (with the scan's snapshot, so it sees
+ * exactly the rows the scan would see), runs one reservoir per privacy unit
+ * over the tuple identifiers (dp_reservoir_slot, randomness from the
+ * CSPRNG), sorts the kept identifiers, and then hands them to the executor
+ * block by block.  The executor re-reads only the kept tuples.
+ *
+ * Memory is O(units * n) tuple identifiers plus one entry per unit.  Rows
+ * whose privacy unit is NULL form one unit together, as they form one group
+ * in the rewriter's per-user aggregation.  Samples are fresh at every scan:
+ * the method declares itself not repeatable, so PostgreSQL refuses
+ * REPEATABLE with it.
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/tsmapi.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/typcache.h"
+
+#include "access/labels.h"
+#include "dp/dp_reservoir.h"
+#include "dp/dp_rng.h"
+
+/* the largest n: a per-user row cap beyond this is no cap */
+#define RESERVOIR_MAX_ROWS 1000000
+
+typedef struct reservoir_unit
+{
+	struct reservoir_unit *next;	/* next unit with the same hash */
+	Datum		value;
+	bool		isnull;
+	uint64		seen;
+	ItemPointerData tids[FLEXIBLE_ARRAY_MEMBER];
+} reservoir_unit;
+
+typedef struct reservoir_bucket
+{
+	uint32		hash;			/* key */
+	reservoir_unit *units;
+} reservoir_bucket;
+
+typedef struct reservoir_state
+{
+	MemoryContext context;		/* everything of one scan */
+	ItemPointerData *kept;		/* sorted */
+	int64		nkept;
+	int64		next;			/* next entry of kept to return */
+	BlockNumber block;			/* block being returned */
+} reservoir_state;
+
+static void
+reservoir_sample_size(PlannerInfo *root, RelOptInfo *baserel, List *paramexprs,
+					  BlockNumber *pages, double *tuples)
+{
+	/* the whole table is read; at most every row is returned */
+	*pages = baserel->pages;
+	*tuples = baserel->tuples > 0 ? baserel->tuples : 1000;
+}
+
+static void
+reservoir_init(SampleScanState *node, int eflags)
+{
+	reservoir_state *state = palloc0(sizeof(reservoir_state));
+
+	state->context = AllocSetContextCreate(CurrentMemoryContext, "anon_reservoir",
+										   ALLOCSET_DEFAULT_SIZES);
+	node->tsm_state = state;
+}
+
+static int
+compare_tids(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+static void
+reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
+{
+	reservoir_state *state = (reservoir_state *) node->tsm_state;
+	Relation	relation = node->ss.ss_currentRelation;
+	Oid			relid = RelationGetRelid(relation);
+	int64		keep = DatumGetInt64(params[0]);
+	AttrNumber	uid;
+	Oid			uid_type;
+	Oid			uid_collation;
+	TypeCacheEntry *typentry;
+	HASHCTL		hashctl;
+	HTAB	   *units;
+	reservoir_unit *null_unit = NULL;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	MemoryContext old;
+	HASH_SEQ_STATUS seq;
+	reservoir_bucket *bucket;
+	Size		unit_size;
+	int64		total = 0;
+	dp_rng	   *rng = dp_rng_secure();
+
+	if (keep < 1 || keep > RESERVOIR_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+				 errmsg("TABLESAMPLE anon_reservoir: the number of rows per privacy unit must be between 1 and %d, not " INT64_FORMAT,
+						RESERVOIR_MAX_ROWS, keep),
+				 errhint("Write TABLESAMPLE anon_reservoir(n) with a positive n, for example anon_reservoir(10).")));
+	uid = anon_dp_privacy_unit_column(relid);
+	if (uid == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+				 errmsg("TABLESAMPLE anon_reservoir: table \"%s\" has no privacy unit",
+						RelationGetRelationName(relation)),
+				 errhint("Label the user id column first: SECURITY LABEL FOR anon_dp ON COLUMN %s.<column> IS 'privacy_unit'.",
+						 RelationGetRelationName(relation))));
+
+	MemoryContextReset(state->context);
+	old = MemoryContextSwitchTo(state->context);
+
+	uid_type = TupleDescAttr(RelationGetDescr(relation), uid - 1)->atttypid;
+	uid_collation = TupleDescAttr(RelationGetDescr(relation), uid - 1)->attcollation;
+	typentry = lookup_type_cache(uid_type, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
+	if (!OidIsValid(typentry->hash_proc_finfo.fn_oid) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("TABLESAMPLE anon_reservoir: the privacy unit type %s has no hash or equality function",
+						format_type_be(uid_type))));
+
+	memset(&hashctl, 0, sizeof(hashctl));
+	hashctl.keysize = sizeof(uint32);
+	hashctl.entrysize = sizeof(reservoir_bucket);
+	hashctl.hcxt = state->context;
+	units = hash_create("anon_reservoir units", 1024, &hashctl,
+						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	unit_size = offsetof(reservoir_unit, tids) + sizeof(ItemPointerData) * keep;
+
+	/* one pass over the rows this scan's snapshot sees */
+	slot = table_slot_create(relation, NULL);
+	scan = table_beginscan(relation, node->ss.ps.state->es_snapshot, 0, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		value = slot_getattr(slot, uid, &isnull);
+		reservoir_unit *unit = NULL;
+		int64		at;
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+		{
+			if (null_unit == NULL)
+			{
+				null_unit = palloc0(unit_size);
+				null_unit->isnull = true;
+			}
+			unit = null_unit;
+		}
+		else
+		{
+			uint32		hash = DatumGetUInt32(FunctionCall1Coll(&typentry->hash_proc_finfo,
+																uid_collation, value));
+			bool		found;
+
+			bucket = hash_search(units, &hash, HASH_ENTER, &found);
+			if (!found)
+				bucket->units = NULL;
+			for (unit = bucket->units; unit != NULL; unit = unit->next)
+				if (DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, uid_collation,
+												   unit->value, value)))
+					break;
+			if (unit == NULL)
+			{
+				unit = palloc0(unit_size);
+				unit->value = datumCopy(value, typentry->typbyval, typentry->typlen);
+				unit->next = bucket->units;
+				bucket->units = unit;
+			}
+		}
+		at = dp_reservoir_slot(rng, unit->seen, (uint64) keep);
+		unit->seen++;
+		if (at >= 0)
+			unit->tids[at] = slot->tts_tid;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+
+	/* the kept identifiers of every unit, in physical order */
+	hash_seq_init(&seq, units);
+	while ((bucket = hash_seq_search(&seq)) != NULL)
+	{
+		reservoir_unit *unit;
+
+		for (unit = bucket->units; unit != NULL; unit = unit->next)
+			total += Min(unit->seen, (uint64) keep);
+	}
+	if (null_unit)
+		total += Min(null_unit->seen, (uint64) keep);
+	state->kept = palloc_extended(sizeof(ItemPointerData) * Max(total, 1), MCXT_ALLOC_HUGE);
+	state->nkept = 0;
+	hash_seq_init(&seq, units);
+	while ((bucket = hash_seq_search(&seq)) != NULL)
+	{
+		reservoir_unit *unit;
+
+		for (unit = bucket->units; unit != NULL; unit = unit->next)
+		{
+			memcpy(&state->kept[state->nkept], unit->tids,
+				   sizeof(ItemPointerData) * Min(unit->seen, (uint64) keep));
+			state->nkept += Min(unit->seen, (uint64) keep);
+		}
+	}
+	if (null_unit)
+	{
+		memcpy(&state->kept[state->nkept], null_unit->tids,
+			   sizeof(ItemPointerData) * Min(null_unit->seen, (uint64) keep));
+		state->nkept += Min(null_unit->seen, (uint64) keep);
+	}
+	hash_destroy(units);
+	qsort(state->kept, state->nkept, sizeof(ItemPointerData), compare_tids);
+	state->next = 0;
+	state->block = InvalidBlockNumber;
+	MemoryContextSwitchTo(old);
+}
+
+static BlockNumber
+reservoir_next_block(SampleScanState *node, BlockNumber nblocks)
+{
+	reservoir_state *state = (reservoir_state *) node->tsm_state;
+
+	/* skip what is left of the current block */
+	while (state->next < state->nkept &&
+		   ItemPointerGetBlockNumber(&state->kept[state->next]) == state->block)
+		state->next++;
+	if (state->next >= state->nkept ||
+		ItemPointerGetBlockNumber(&state->kept[state->next]) >= nblocks)
+	{
+		state->block = InvalidBlockNumber;
+		return InvalidBlockNumber;
+	}
+	state->block = ItemPointerGetBlockNumber(&state->kept[state->next]);
+	return state->block;
+}
+
+static OffsetNumber
+reservoir_next_tuple(SampleScanState *node, BlockNumber blockno, OffsetNumber maxoffset)
+{
+	reservoir_state *state = (reservoir_state *) node->tsm_state;
+
+	while (state->next < state->nkept &&
+		   ItemPointerGetBlockNumber(&state->kept[state->next]) == blockno)
+	{
+		OffsetNumber offset = ItemPointerGetOffsetNumber(&state->kept[state->next]);
+
+		state->next++;
+		if (offset <= maxoffset)
+			return offset;
+	}
+	return InvalidOffsetNumber;
+}
+
+static void
+reservoir_end(SampleScanState *node)
+{
+	reservoir_state *state = (reservoir_state *) node->tsm_state;
+
+	if (state)
+		MemoryContextDelete(state->context);
+	node->tsm_state = NULL;
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_reservoir_handler);
+Datum
+anon_dp_reservoir_handler(PG_FUNCTION_ARGS)
+{
+	TsmRoutine *routine = makeNode(TsmRoutine);
+
+	routine->parameterTypes = list_make1_oid(INT8OID);
+	routine->repeatable_across_queries = false;
+	routine->repeatable_across_scans = false;
+	routine->SampleScanGetSampleSize = reservoir_sample_size;
+	routine->InitSampleScan = reservoir_init;
+	routine->BeginSampleScan = reservoir_begin;
+	routine->NextSampleBlock = reservoir_next_block;
+	routine->NextSampleTuple = reservoir_next_tuple;
+	routine->EndSampleScan = reservoir_end;
+	PG_RETURN_POINTER(routine);
+}
