@@ -273,6 +273,7 @@ typedef struct level_check
 static bool query_unit(Query *query, List *outer, const char *name,
 					   AttrNumber *uid, Oid *uid_type);
 static void check_sublinks(Node *node, Query *query);
+static const char *input_name(Query *query, int rtindex);
 
 static int
 find_root(private_rel *rels, int i)
@@ -472,7 +473,7 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 			return;
 		if (nullable)
 			refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
-							rt_fetch(rtindex, check->query->rtable)->eref->aliasname),
+							input_name(check->query, rtindex)),
 				   "Make the private table the preserved side (FROM private LEFT JOIN public) or use an inner join.");
 		if (check->nrels == check->maxrels)
 		{
@@ -533,6 +534,17 @@ join_quals_walker(Node *item, level_check *check)
 	}
 }
 
+/* A FROM item as an error message names it: the table, or the alias of anything else. */
+static const char *
+input_name(Query *query, int rtindex)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, query->rtable);
+
+	if (rte->rtekind == RTE_RELATION)
+		return get_rel_name(rte->relid);
+	return rte->eref->aliasname;
+}
+
 static const char *
 uid_column_name(level_check *check, int i)
 {
@@ -565,7 +577,8 @@ check_level_inputs(level_check *check)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
-							a, b),
+							input_name(check->query, check->rels[0].rtindex),
+							input_name(check->query, check->rels[i].rtindex)),
 					 errdetail("A joined row could belong to two users."),
 					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
 							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
@@ -573,25 +586,29 @@ check_level_inputs(level_check *check)
 	return check->nrels;
 }
 
-/* Does this level compute ANON_* aggregates? */
+/*
+ * Does this query (at any depth) compute anon_dp aggregates: ANON_* calls,
+ * or the dp_* building blocks of an anonymization query that was already
+ * rewritten (a view defined over one)?
+ */
 static bool
-level_has_anon(Query *query)
+contains_anon_walker(Node *node, Oid *extension)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		return getExtensionOfObject(ProcedureRelationId, ((Aggref *) node)->aggfnoid) == *extension;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, contains_anon_walker, extension, 0);
+	return expression_tree_walker(node, contains_anon_walker, extension);
+}
+
+static bool
+contains_anon(Query *query)
 {
 	Oid			extension = get_extension_oid("anon_dp", true);
-	ListCell   *lc;
 
-	if (!query->hasAggs)
-		return false;
-	foreach(lc, level_aggrefs(query))
-	{
-		Aggref	   *aggref = (Aggref *) lfirst(lc);
-		anon_kind	kind;
-
-		if (anon_kind_of(aggref->aggfnoid, extension, &kind,
-						 aggref->aggstar ? 0 : list_length(aggref->args)))
-			return true;
-	}
-	return false;
+	return OidIsValid(extension) && contains_anon_walker((Node *) query, &extension);
 }
 
 /* Validate a set operation's branches; all private with the unit at one position, or all public. */
@@ -645,9 +662,9 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 	check_stack_depth();
 	if (query->commandType != CMD_SELECT)
 		refuse(psprintf("\"%s\" is not a SELECT", name), NULL);
-	if (level_has_anon(query))
-		refuse(psprintf("ANON_* aggregates in \"%s\" are nested inside another anonymization query", name),
-			   "Run the inner anonymization query on its own; an anonymization query must read raw private rows.");
+	if (contains_anon(query))
+		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
+			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
 	check_sublinks((Node *) query, query);
 
 	if (query->setOperations)
