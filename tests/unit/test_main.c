@@ -64,6 +64,11 @@
 	X(quantile_bounds) \
 	X(quantile_memory) \
 	X(quantile_merge) \
+	/* contribution bounding (test_reservoir.c) */ \
+	X(reservoir_uniform_subsets) \
+	X(reservoir_fewer_than_k) \
+	X(key_reservoir_smallest) \
+	X(key_reservoir_merge) \
 	/* secure generator (test_secure.c) */ \
 	X(secure_rng)
 
