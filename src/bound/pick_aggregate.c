@@ -8,7 +8,7 @@
  *     anon_dp_pick(key, column, C_u)      -> array of the kept values
  *
  * once per column.  Each call keeps the values of the C_u rows with the
- * smallest keys (dp_key_reservoir).  All calls of one group see the same
+ * smallest keys (dp_key_reservoir; ties keep the earlier row).  All calls of one group see the same
  * (key, row) sequence in the same order, so they keep the same rows in the
  * same slots, and unnest() of the arrays, side by side in the select list,
  * gives the kept rows back.  Keys are independent and uniform, so every set
@@ -133,7 +133,9 @@ anon_dp_pick_transfn(PG_FUNCTION_ARGS)
 		pick_state_reserve(state);
 		MemoryContextSwitchTo(old);
 	}
-	slot = dp_key_reservoir_offer(&state->reservoir, (uint64) PG_GETARG_INT64(1));
+	/* flip the sign bit: unsigned order of the keys = bigint order */
+	slot = dp_key_reservoir_offer(&state->reservoir,
+								  (uint64) PG_GETARG_INT64(1) ^ (UINT64CONST(1) << 63));
 	if (slot < 0)
 		PG_RETURN_POINTER(state);
 	if (slot < held && !state->typbyval && !state->nulls[slot])

@@ -10,7 +10,8 @@
  * CSPRNG), sorts the kept identifiers, and then hands them to the executor
  * block by block.  The executor re-reads only the kept tuples.
  *
- * Memory is O(units * n) tuple identifiers plus one entry per unit.  Rows
+ * Memory is one entry per unit plus min(n, rows of the unit) tuple
+ * identifiers per unit (allocated as the unit's rows are met).  Rows
  * whose privacy unit is NULL form one unit together, as they form one group
  * in the rewriter's per-user aggregation.  Samples are fresh at every scan:
  * the method declares itself not repeatable, so PostgreSQL refuses
@@ -47,7 +48,8 @@ typedef struct reservoir_unit
 	Datum		value;
 	bool		isnull;
 	uint64		seen;
-	ItemPointerData tids[FLEXIBLE_ARRAY_MEMBER];
+	uint64		allocated;		/* entries of tids, grown up to n */
+	ItemPointerData *tids;
 } reservoir_unit;
 
 typedef struct reservoir_bucket
@@ -109,7 +111,6 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 	MemoryContext old;
 	HASH_SEQ_STATUS seq;
 	reservoir_bucket *bucket;
-	Size		unit_size;
 	int64		total = 0;
 	dp_rng	   *rng = dp_rng_secure();
 
@@ -146,7 +147,6 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 	hashctl.hcxt = state->context;
 	units = hash_create("anon_reservoir units", 1024, &hashctl,
 						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	unit_size = offsetof(reservoir_unit, tids) + sizeof(ItemPointerData) * keep;
 
 	/* one pass over the rows this scan's snapshot sees */
 	slot = table_slot_create(relation, NULL);
@@ -163,7 +163,7 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 		{
 			if (null_unit == NULL)
 			{
-				null_unit = palloc0(unit_size);
+				null_unit = palloc0(sizeof(reservoir_unit));
 				null_unit->isnull = true;
 			}
 			unit = null_unit;
@@ -183,7 +183,7 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 					break;
 			if (unit == NULL)
 			{
-				unit = palloc0(unit_size);
+				unit = palloc0(sizeof(reservoir_unit));
 				unit->value = datumCopy(value, typentry->typbyval, typentry->typlen);
 				unit->next = bucket->units;
 				bucket->units = unit;
@@ -191,8 +191,18 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 		}
 		at = dp_reservoir_slot(rng, unit->seen, (uint64) keep);
 		unit->seen++;
-		if (at >= 0)
-			unit->tids[at] = slot->tts_tid;
+		if (at < 0)
+			continue;
+		if ((uint64) at >= unit->allocated)
+		{
+			/* at == allocated < keep: room for more identifiers */
+			uint64		size = Min(Max(unit->allocated * 2, 4), (uint64) keep);
+
+			unit->tids = unit->tids ? repalloc(unit->tids, sizeof(ItemPointerData) * size)
+				: palloc(sizeof(ItemPointerData) * size);
+			unit->allocated = size;
+		}
+		unit->tids[at] = slot->tts_tid;
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);

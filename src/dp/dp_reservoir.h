@@ -48,7 +48,9 @@ extern int64_t dp_key_reservoir_offer(dp_key_reservoir *r, uint64_t key);
 
 /*
  * Merge: offer every item of `from` to `into`; slot_map[i] receives the slot
- * that from's slot i went to, or -1.  Used to combine partial states.
+ * that from's slot i went to, or -1 (copy values in increasing i: a later
+ * item may take the slot of an earlier one).  For combining partial states
+ * of a parallel aggregate; not used by the server yet.
  */
 extern void dp_key_reservoir_merge(dp_key_reservoir *into, const dp_key_reservoir *from,
 								   int64_t *slot_map);

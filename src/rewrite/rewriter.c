@@ -22,9 +22,10 @@
  * epsilon, delta and C_u are read from the settings now and written into the
  * query as constants.
  *
- * This first version accepts FROM clauses made of base tables (private ones
- * joined on their privacy unit, and public ones); every other shape is
- * refused with an error naming what to change.
+ * FROM may hold labelled tables, subqueries, WITH queries, views and set
+ * operations, as long as every private input carries its privacy unit (paper
+ * Table 2, doc/rewriter.md section 2); every other shape is refused with an
+ * error naming what to change.
  */
 #include "postgres.h"
 
@@ -91,6 +92,7 @@ typedef struct anon_level
 	char	   *schema;			/* schema of the anon_dp functions */
 	bool		grouped;
 	bool		pick_groups;	/* group keys can go through anon_dp_pick */
+	List	   *outer_cte_names;	/* String: WITH queries of enclosing levels */
 } anon_level;
 
 typedef struct find_context
@@ -270,6 +272,9 @@ typedef struct level_check
 	int			maxrels;
 } level_check;
 
+/* enclosing levels of the anonymization level being validated */
+static List *validating_outer = NIL;
+
 static bool query_unit(Query *query, List *outer, const char *name,
 					   AttrNumber *uid, Oid *uid_type);
 static void check_sublinks(Node *node, Query *query);
@@ -445,7 +450,14 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 				if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
 					refuse(psprintf("WITH query \"%s\" is not a SELECT", name),
 						   "Only SELECT queries may feed an anonymization query.");
-				return query_unit((Query *) cte->ctequery, cte_outer, name, uid, uid_type);
+				if (!query_unit((Query *) cte->ctequery, cte_outer, name, uid, uid_type))
+					return false;
+				/* the row cap is applied in the anonymization query's own text */
+				if (anon_dp_max_rows_contributed > 0 &&
+					list_member_ptr(validating_outer, linitial(cte_outer)))
+					refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows of WITH query \"%s\", defined outside the anonymization query", name),
+						   "Move the WITH clause into the query that uses ANON_* aggregates, or SET anon_dp.max_rows_contributed = 0.");
+				return true;
 			}
 		case RTE_VALUES:
 			return false;		/* constants: public */
@@ -825,8 +837,8 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 		refuse("set-returning functions are not allowed in an anonymization query", NULL);
 	if (query->hasSubLinks &&
 		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
-		refuse("subqueries in the select list or HAVING of an anonymization query are not supported",
-			   "Compute them in an outer query over the anonymized result.");
+		refuse("subqueries in the select list, GROUP BY, HAVING or ORDER BY of an anonymization query are not supported",
+			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
 	check_sublinks((Node *) query, query);
 	if (query->rowMarks)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
@@ -865,8 +877,6 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 
 			if (argno > 1)
 				check_constant_argument((Node *) tle->expr, name, argno);
-			else if (checkExprHasSubLink((Node *) tle->expr))
-				refuse(psprintf("a subquery inside %s is not supported", name), NULL);
 			argno++;
 		}
 		if (call->kind == ANON_COUNT_STAR)
@@ -881,6 +891,7 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 	/* FROM: private inputs joined on the privacy unit, public inputs */
 	check.query = query;
 	check.outer = outer;
+	validating_outer = outer;
 	if (check_level_inputs(&check) == 0)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
@@ -890,6 +901,16 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 	level->uid_column = pstrdup(uid_column_name(&check, 0));
 	level->schema = get_namespace_name(get_func_namespace(((Aggref *) linitial(aggrefs))->aggfnoid));
 	level->grouped = query->groupClause != NIL;
+
+	/* names of WITH queries around the level: they shadow tables in its text */
+	foreach(lc, outer)
+	{
+		ListCell   *lcte;
+
+		foreach(lcte, ((Query *) lfirst(lc))->cteList)
+			level->outer_cte_names = lappend(level->outer_cte_names,
+											 makeString(((CommonTableExpr *) lfirst(lcte))->ctename));
+	}
 
 	/* the one-pass pick keeps group keys in arrays: needs array types, no domains */
 	level->pick_groups = true;
@@ -1490,7 +1511,13 @@ range_var_is_private(RangeVar *rv, List *cte_names, bool *is_view)
 		*is_view = result;
 		return result;
 	}
-	return anon_dp_privacy_unit_column(relid) != InvalidAttrNumber;
+	if (anon_dp_privacy_unit_column(relid) == InvalidAttrNumber)
+		return false;
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows of partitioned table \"%s\"",
+						rv->relname),
+			   "PostgreSQL samples each partition separately; SET anon_dp.max_rows_contributed = 0 for queries over partitioned tables.");
+	return true;
 }
 
 static Node *
@@ -1670,7 +1697,7 @@ rewrite_select(SelectStmt *select, anon_level *level)
 	/* 0. optional per-user row cap on every private table */
 	if (anon_dp_max_rows_contributed > 0)
 	{
-		List	   *cte_names = NIL;
+		List	   *cte_names = list_copy(level->outer_cte_names);
 
 		if (select->withClause)
 			foreach(lc, select->withClause->ctes)
