@@ -259,6 +259,7 @@ typedef struct private_rel
 	int			rtindex;
 	AttrNumber	uid;
 	Oid			uid_type;
+	bool		nullable;		/* an outer join may null-extend it */
 	int			component;		/* union-find parent (index into the list) */
 } private_rel;
 
@@ -277,8 +278,8 @@ static List *validating_outer = NIL;
 
 static bool query_unit(Query *query, List *outer, const char *name,
 					   AttrNumber *uid, Oid *uid_type);
-static void check_sublinks(Node *node, Query *query);
 static const char *input_name(Query *query, int rtindex);
+static void check_sublinks(level_check *level, List *outer);
 
 static int
 find_root(private_rel *rels, int i)
@@ -332,6 +333,18 @@ private_rel_of(level_check *check, Node *expr)
 		if (check->rels[i].rtindex == rtindex && check->rels[i].uid == attno)
 			return i;
 	return -1;
+}
+
+/*
+ * The private input whose privacy unit expr reads, if that input is never
+ * null-extended: only such a column identifies the unit of every row.
+ */
+static int
+unit_rel_of(level_check *check, Node *expr)
+{
+	int			i = private_rel_of(check, expr);
+
+	return i >= 0 && !check->rels[i].nullable ? i : -1;
 }
 
 /* Union the privacy units joined by a top-level "a.uid = b.uid" conjunct. */
@@ -483,10 +496,6 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 
 		if (!input_unit(check, rtindex, &uid, &uid_type))
 			return;
-		if (nullable)
-			refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
-							input_name(check->query, rtindex)),
-				   "Make the private table the preserved side (FROM private LEFT JOIN public) or use an inner join.");
 		if (check->nrels == check->maxrels)
 		{
 			check->maxrels *= 2;
@@ -495,6 +504,7 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 		check->rels[check->nrels].rtindex = rtindex;
 		check->rels[check->nrels].uid = uid;
 		check->rels[check->nrels].uid_type = uid_type;
+		check->rels[check->nrels].nullable = nullable;
 		check->rels[check->nrels].component = check->nrels;
 		check->nrels++;
 		return;
@@ -532,8 +542,12 @@ join_quals_walker(Node *item, level_check *check)
 	{
 		JoinExpr   *join = (JoinExpr *) item;
 
-		if (join->jointype == JOIN_INNER)
-			join_units(join->quals, check);
+		/*
+		 * An equality of privacy units in the ON clause of an outer join
+		 * also keeps every joined row within one unit: a null-extended row
+		 * carries the unit of its preserved side.
+		 */
+		join_units(join->quals, check);
 		join_quals_walker(join->larg, check);
 		join_quals_walker(join->rarg, check);
 	}
@@ -595,6 +609,26 @@ check_level_inputs(level_check *check)
 					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
 							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
 		}
+
+	/* the privacy unit of the level comes from a private input never null-extended */
+	for (i = 0; i < check->nrels; i++)
+		if (!check->rels[i].nullable)
+			break;
+	if (check->nrels > 0 && i == check->nrels)
+		refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
+						input_name(check->query, check->rels[0].rtindex)),
+			   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units) or use an inner join.");
+	if (i > 0 && i < check->nrels)
+	{
+		private_rel first = check->rels[i];
+		int			j;
+
+		/* move it to the front; components hold indexes, so recompute them */
+		memmove(&check->rels[1], &check->rels[0], sizeof(private_rel) * i);
+		check->rels[0] = first;
+		for (j = 0; j < check->nrels; j++)
+			check->rels[j].component = 0;
+	}
 	return check->nrels;
 }
 
@@ -677,8 +711,6 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 	if (contains_anon(query))
 		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
 			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
-	check_sublinks((Node *) query, query);
-
 	if (query->setOperations)
 	{
 		int			branches = 0;
@@ -699,8 +731,10 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 
 	check.query = query;
 	check.outer = outer;
-	if (check_level_inputs(&check) == 0)
-		return false;			/* public: anything goes */
+	check_level_inputs(&check);
+	check_sublinks(&check, outer);
+	if (check.nrels == 0)
+		return false;			/* public: anything else goes */
 
 	if (query->hasWindowFuncs)
 		refuse(psprintf("window functions in \"%s\" are not allowed below an anonymization query", name), NULL);
@@ -726,7 +760,7 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 			SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
 			TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
 
-			if (private_rel_of(&check, (Node *) tle->expr) >= 0)
+			if (unit_rel_of(&check, (Node *) tle->expr) >= 0)
 				grouped_by_uid = true;
 		}
 		if (!grouped_by_uid)
@@ -741,7 +775,7 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
 
-		if (!tle->resjunk && private_rel_of(&check, (Node *) tle->expr) >= 0)
+		if (!tle->resjunk && unit_rel_of(&check, (Node *) tle->expr) >= 0)
 		{
 			*uid = tle->resno;
 			*uid_type = exprType((Node *) tle->expr);
@@ -756,13 +790,113 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 }
 
 /*
- * Expression subqueries (EXISTS, IN, scalar) may read public tables only:
- * their result mixes the rows of every user they read.
+ * Expression subqueries (EXISTS, IN, scalar) mix the rows of every user they
+ * read, so they may read private data only within one user: a subquery that
+ * reads private tables must equate, as a top-level condition of its WHERE,
+ * its privacy unit with the privacy unit of the enclosing level
+ * (EXISTS (SELECT 1 FROM lineitem l WHERE l.custkey = o.custkey AND ...)).
+ * Subqueries that read only public tables may do anything.
  */
 typedef struct sublink_check
 {
-	int			depth;			/* > 0 inside a SubLink */
+	level_check *level;			/* the level whose expressions are walked */
+	List	   *outer;			/* its enclosing levels */
 } sublink_check;
+
+static bool
+reads_private_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind == RTE_CTE)
+				return true;
+			if (rte->rtekind == RTE_RELATION &&
+				!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
+				return true;
+		}
+		return query_tree_walker((Query *) node, reads_private_walker, context, 0);
+	}
+	return expression_tree_walker(node, reads_private_walker, context);
+}
+
+/* The first table or WITH query a subquery reads that is not a public table. */
+static const char *
+first_private_name(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_CTE)
+			return psprintf("WITH query \"%s\"", rte->ctename);
+		if (rte->rtekind == RTE_RELATION &&
+			!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
+			return psprintf("\"%s\"", get_rel_name(rte->relid));
+		if (rte->rtekind == RTE_SUBQUERY && reads_private_walker((Node *) rte->subquery, NULL))
+			return first_private_name(rte->subquery);
+	}
+	return "a private table";
+}
+
+/* Is the subquery's privacy unit equated with the enclosing level's? */
+static bool
+correlated_on_unit(Query *sub, sublink_check *context)
+{
+	level_check check;
+	ListCell   *lc;
+
+	if (context->level == NULL || context->level->nrels == 0 ||
+		sub->commandType != CMD_SELECT || sub->setOperations)
+		return false;
+	check.query = sub;
+	check.outer = lcons(context->level->query, context->outer);
+	if (check_level_inputs(&check) == 0)
+		return false;
+	foreach(lc, make_ands_implicit((Expr *) sub->jointree->quals))
+	{
+		OpExpr	   *op = (OpExpr *) lfirst(lc);
+		char	   *opname;
+		int			side;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		opname = get_opname(op->opno);
+		if (opname == NULL || strcmp(opname, "=") != 0)
+			continue;
+		for (side = 0; side < 2; side++)
+		{
+			Node	   *inner = list_nth(op->args, side);
+			Node	   *outer = strip_implicit_coercions(list_nth(op->args, 1 - side));
+			Var		   *lowered;
+			int			i;
+			int			o;
+
+			if (!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1)
+				continue;
+			i = unit_rel_of(&check, inner);
+			lowered = (Var *) copyObject(outer);
+			lowered->varlevelsup = 0;
+			o = unit_rel_of(context->level, (Node *) lowered);
+			if (i >= 0 && o >= 0 && check.rels[i].uid_type == context->level->rels[o].uid_type)
+			{
+				/* its own expression subqueries follow the same rule */
+				check_sublinks(&check, check.outer);
+				return true;
+			}
+		}
+	}
+	return false;
+}
 
 static bool
 sublink_walker(Node *node, sublink_check *context)
@@ -771,50 +905,33 @@ sublink_walker(Node *node, sublink_check *context)
 		return false;
 	if (IsA(node, SubLink))
 	{
-		bool		result;
+		SubLink    *sublink = (SubLink *) node;
+		Query	   *sub = (Query *) sublink->subselect;
 
-		context->depth++;
-		result = expression_tree_walker(node, sublink_walker, context);
-		context->depth--;
-		return result;
-	}
-	if (IsA(node, Query))
-	{
-		Query	   *query = (Query *) node;
-
-		if (context->depth > 0)
-		{
-			ListCell   *lc;
-
-			foreach(lc, query->rtable)
-			{
-				RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-				if (rte->rtekind == RTE_RELATION &&
-					!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
-					refuse(psprintf("a subquery in an expression reads \"%s\", which is not a public table",
-									get_rel_name(rte->relid)),
-						   "Expression subqueries (EXISTS, IN, scalar) may read public tables only; join private tables on their privacy unit instead.");
-				if (rte->rtekind == RTE_CTE)
-					refuse(psprintf("a subquery in an expression reads WITH query \"%s\"", rte->ctename),
-						   "Expression subqueries (EXISTS, IN, scalar) may read public tables only; join private data in FROM instead.");
-			}
-		}
-		return query_tree_walker(query, sublink_walker, context, 0);
+		if (sublink_walker(sublink->testexpr, context))
+			return true;
+		if (reads_private_walker((Node *) sub, NULL) && !correlated_on_unit(sub, context))
+			refuse(psprintf("a subquery in an expression reads %s, which is not a public table",
+							first_private_name(sub)),
+				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.");
+		return false;
 	}
 	return expression_tree_walker(node, sublink_walker, context);
 }
 
-/* Check the expression subqueries of this level (FROM subqueries are checked as inputs). */
+/* Check the expression subqueries of a level whose inputs were validated. */
 static void
-check_sublinks(Node *node, Query *query)
+check_sublinks(level_check *level, List *outer)
 {
-	sublink_check context = {0};
+	sublink_check context;
 
-	if (!query->hasSubLinks)
+	if (!level->query->hasSubLinks)
 		return;
-	/* only this level's expressions: FROM subqueries are validated as inputs */
-	query_tree_walker(query, sublink_walker, &context, QTW_IGNORE_RANGE_TABLE);
+	context.level = level;
+	context.outer = outer;
+	/* only this level's expressions: FROM items and WITH queries are inputs */
+	query_tree_walker(level->query, sublink_walker, &context,
+					  QTW_IGNORE_RANGE_TABLE | QTW_IGNORE_CTE_SUBQUERIES);
 }
 
 static anon_level *
@@ -839,7 +956,6 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
 		refuse("subqueries in the select list, GROUP BY, HAVING or ORDER BY of an anonymization query are not supported",
 			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
-	check_sublinks((Node *) query, query);
 	if (query->rowMarks)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
@@ -895,6 +1011,7 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 	if (check_level_inputs(&check) == 0)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
+	check_sublinks(&check, outer);
 
 	uid_rte = rt_fetch(check.rels[0].rtindex, query->rtable);
 	level->uid_relation = pstrdup(uid_rte->eref->aliasname);
