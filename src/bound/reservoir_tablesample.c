@@ -27,6 +27,8 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
+#include "nodes/pathnodes.h"
+#include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/hsearch.h"
@@ -71,6 +73,23 @@ static void
 reservoir_sample_size(PlannerInfo *root, RelOptInfo *baserel, List *paramexprs,
 					  BlockNumber *pages, double *tuples)
 {
+	/*
+	 * PostgreSQL applies TABLESAMPLE to each partition or inheritance child
+	 * on its own, which would keep n rows per unit in each of them.  (A
+	 * member of a flattened UNION ALL has a subquery as parent: that is fine.)
+	 */
+	if (baserel->reloptkind == RELOPT_OTHER_MEMBER_REL && root->append_rel_array &&
+		root->append_rel_array[baserel->relid] &&
+		planner_rt_fetch(root->append_rel_array[baserel->relid]->parent_relid, root)->rtekind == RTE_RELATION)
+	{
+		RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("TABLESAMPLE anon_reservoir cannot sample \"%s\" as part of a partitioned or inheritance parent table",
+						get_rel_name(rte->relid)),
+				 errhint("Sample each partition or child table on its own, or use ONLY for a parent that holds rows itself.")));
+	}
 	/* the whole table is read; at most every row is returned */
 	*pages = baserel->pages;
 	*tuples = baserel->tuples > 0 ? baserel->tuples : 1000;

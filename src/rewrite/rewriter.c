@@ -932,6 +932,94 @@ check_sublinks(level_check *level, List *outer)
 	/* only this level's expressions: FROM items and WITH queries are inputs */
 	query_tree_walker(level->query, sublink_walker, &context,
 					  QTW_IGNORE_RANGE_TABLE | QTW_IGNORE_CTE_SUBQUERIES);
+
+	/*
+	 * Expressions that live in the range table: VALUES lists and TABLESAMPLE
+	 * arguments are evaluated once for all users, so they may read public
+	 * tables only.
+	 */
+	{
+		sublink_check public_only = {NULL, outer};
+		ListCell   *lc;
+
+		foreach(lc, level->query->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind == RTE_VALUES)
+				sublink_walker((Node *) rte->values_lists, &public_only);
+			else if (rte->rtekind == RTE_RELATION && rte->tablesample)
+				sublink_walker((Node *) rte->tablesample, &public_only);
+		}
+	}
+}
+
+static bool
+join_contains_rel(JoinExpr *join, int rtindex)
+{
+	Node	   *sides[2] = {join->larg, join->rarg};
+	int			i;
+
+	for (i = 0; i < 2; i++)
+	{
+		if (IsA(sides[i], RangeTblRef) && ((RangeTblRef *) sides[i])->rtindex == rtindex)
+			return true;
+		if (IsA(sides[i], JoinExpr) && join_contains_rel((JoinExpr *) sides[i], rtindex))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A join with an alias, "(a JOIN b ON ...) j", hides the names of a and b
+ * from the rest of the query: name the privacy unit through the outermost
+ * such alias instead (j.<its column for a.uid>).
+ */
+static bool
+name_unit_through_join_alias(Query *query, Node *item, level_check *check, anon_level *level)
+{
+	if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			if (name_unit_through_join_alias(query, lfirst(lc), check, level))
+				return true;
+		return false;
+	}
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+		RangeTblEntry *rte;
+		ListCell   *lc;
+		int			attno = 1;
+
+		if (join->alias == NULL)
+			return name_unit_through_join_alias(query, join->larg, check, level) ||
+				name_unit_through_join_alias(query, join->rarg, check, level);
+		rte = rt_fetch(join->rtindex, query->rtable);
+		foreach(lc, rte->joinaliasvars)
+		{
+			int			rtindex;
+			AttrNumber	column;
+
+			if (lfirst(lc) && resolve_column(query, lfirst(lc), &rtindex, &column) &&
+				rtindex == check->rels[0].rtindex && column == check->rels[0].uid)
+			{
+				level->uid_relation = pstrdup(join->alias->aliasname);
+				level->uid_column = pstrdup(strVal(list_nth(rte->eref->colnames, attno - 1)));
+				return true;
+			}
+			attno++;
+		}
+		/* the unit's table is not inside this join, or its column is not exposed */
+		if (join_contains_rel(join, check->rels[0].rtindex))
+			refuse(psprintf("the join \"%s\" hides the privacy unit of \"%s\"",
+							join->alias->aliasname, input_name(query, check->rels[0].rtindex)),
+				   "Remove the alias of the join, or join without USING so that the privacy unit column stays visible.");
+		return false;
+	}
+	return false;
 }
 
 static anon_level *
@@ -1016,6 +1104,7 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 	uid_rte = rt_fetch(check.rels[0].rtindex, query->rtable);
 	level->uid_relation = pstrdup(uid_rte->eref->aliasname);
 	level->uid_column = pstrdup(uid_column_name(&check, 0));
+	name_unit_through_join_alias(query, (Node *) query->jointree, &check, level);
 	level->schema = get_namespace_name(get_func_namespace(((Aggref *) linitial(aggrefs))->aggfnoid));
 	level->grouped = query->groupClause != NIL;
 
@@ -1600,6 +1689,7 @@ rank_per_user_rows(Node *source, int64 max_groups, const char *schema)
  * take a TABLESAMPLE clause and are refused while the setting is on.
  */
 static void cap_rows_select(SelectStmt *select, List *cte_names, Node *keep, const char *schema);
+static void cap_rows_sublinks(Node *node, List *cte_names, Node *keep, const char *schema);
 
 static bool
 range_var_is_private(RangeVar *rv, List *cte_names, bool *is_view)
@@ -1692,6 +1782,42 @@ cap_rows_item(Node *item, List *cte_names, Node *keep, const char *schema)
 	}
 }
 
+/* subqueries in expressions (correlated on the privacy unit) read private tables too */
+typedef struct cap_context
+{
+	List	   *cte_names;
+	Node	   *keep;
+	const char *schema;
+} cap_context;
+
+static bool
+cap_rows_sublink_walker(Node *node, cap_context *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sublink = (SubLink *) node;
+
+		cap_rows_sublink_walker(sublink->testexpr, context);
+		if (IsA(sublink->subselect, SelectStmt))
+			cap_rows_select((SelectStmt *) sublink->subselect, context->cte_names,
+							context->keep, context->schema);
+		return false;
+	}
+	if (IsA(node, RangeSubselect) || IsA(node, SelectStmt))
+		return false;			/* FROM subqueries are capped as FROM items */
+	return raw_expression_tree_walker(node, cap_rows_sublink_walker, context);
+}
+
+static void
+cap_rows_sublinks(Node *node, List *cte_names, Node *keep, const char *schema)
+{
+	cap_context context = {cte_names, keep, schema};
+
+	cap_rows_sublink_walker(node, &context);
+}
+
 static void
 cap_rows_select(SelectStmt *select, List *cte_names, Node *keep, const char *schema)
 {
@@ -1718,6 +1844,8 @@ cap_rows_select(SelectStmt *select, List *cte_names, Node *keep, const char *sch
 	}
 	foreach(lc, select->fromClause)
 		lfirst(lc) = cap_rows_item(lfirst(lc), cte_names, keep, schema);
+	cap_rows_sublinks(select->whereClause, cte_names, keep, schema);
+	cap_rows_sublinks((Node *) select->fromClause, cte_names, keep, schema);
 }
 
 static void
@@ -1831,6 +1959,12 @@ rewrite_select(SelectStmt *select, anon_level *level)
 			lfirst(lc) = cap_rows_item(lfirst(lc), cte_names,
 									   typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
 									   level->schema);
+		cap_rows_sublinks(select->whereClause, cte_names,
+						  typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
+						  level->schema);
+		cap_rows_sublinks((Node *) select->fromClause, cte_names,
+						  typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
+						  level->schema);
 	}
 
 	/* 1. per-user aggregation: GROUP BY uid, g */
@@ -1848,7 +1982,13 @@ rewrite_select(SelectStmt *select, anon_level *level)
 																   (FuncCall *) lfirst(lc))));
 	per_user->fromClause = select->fromClause;
 	per_user->whereClause = select->whereClause;
-	per_user->groupClause = list_concat(list_make1(copyObject(uid)), copyObject(group_exprs));
+	per_user->groupClause = list_make1(copyObject(uid));
+	foreach(lc, group_exprs)
+	{
+		/* a constant groups nothing (and PostgreSQL refuses a non-integer one there) */
+		if (!IsA(lfirst(lc), A_Const))
+			per_user->groupClause = lappend(per_user->groupClause, copyObject(lfirst(lc)));
+	}
 	source = subselect(per_user, "anon_per_user");
 
 	/* 2. contribution bounding: at most C_u partitions per user, at random */
