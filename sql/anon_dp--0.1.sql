@@ -269,8 +269,10 @@ CREATE FUNCTION anon_dp_pick_transfn(internal, int8, anyelement, int8) RETURNS i
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION anon_dp_pick_final(internal, int8, anyelement, int8) RETURNS anyarray
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- SSPACE: the state of a small reservoir (C_u up to 8) is about 200 bytes;
+-- without it the planner assumes 8 kB per user and hash aggregation spills
 CREATE AGGREGATE anon_dp_pick(int8, anyelement, int8) (
-    SFUNC = anon_dp_pick_transfn, STYPE = internal,
+    SFUNC = anon_dp_pick_transfn, STYPE = internal, SSPACE = 256,
     FINALFUNC = anon_dp_pick_final, FINALFUNC_EXTRA,
     PARALLEL = SAFE);
 
