@@ -99,12 +99,16 @@ typedef struct st_result
 	long		databases_sampled;	/* distinct databases sampled */
 	long		samples;		/* releases drawn (pilot included) */
 	long		comparisons;	/* set comparisons (sets x directions x pairs) */
+	long		raw_violations;	/* comparisons whose plain estimates violate */
 	long		violating_sets;	/* comparisons outside the relaxed predicate */
 	long		violations;		/* pair directions judged violating (> alpha) */
-	double		closest;		/* largest lower(p1) / (e^eps upper(p2) + delta) */
+	double		closest;		/* largest lower(p1) / (e^eps upper(p2) + delta),
+								 * over the raw violations (0 if none) */
 	double		gamma;			/* level of each one-sided bound */
-	double		seconds;
-	char		example[1024];	/* first violation, for the report */
+	double		seconds;		/* wall clock */
+	double		cpu_seconds;	/* CPU time of this process */
+	double		example_ratio;	/* ratio of the example */
+	char		example[1024];	/* the strongest violation, for the report */
 } st_result;
 
 extern void st_run(const st_mech *m, const st_params *p, st_result *r);
@@ -124,7 +128,8 @@ extern double st_beta_inc(double a, double b, double x);
 extern double st_cp_upper(long k, long n, double gamma);
 extern double st_cp_lower(long k, long n, double gamma);
 
-/* seconds on a monotonic clock */
+/* seconds on a monotonic clock, and CPU seconds of this process */
 extern double st_now(void);
+extern double st_cpu(void);
 
 #endif							/* ST_H */

@@ -16,6 +16,8 @@
  *   nan_clamp        a clamp written with comparisons that NaN passes
  *                    (x < L, x > U both false), followed by floating-point
  *                    noise: a NaN record makes the release NaN (Sec. 5.2)
+ *   count_scale_0.8  subtler: a count with 80% of the required Laplace scale
+ *   count_scale_0.9  (thorough profile only) 90%
  */
 #include <math.h>
 #include <stdio.h>
@@ -90,6 +92,20 @@ half_count_prepare(const st_mech *m, const double *x, int n)
 	(void) x;
 	/* BROKEN: planned for twice the epsilon claimed, so half the scale */
 	check(dp_count_init(s, 1, 2.0 * m->epsilon, 1), m);
+	for (i = 0; i < n; i++)
+		dp_sum_add_int(s, 1);
+	return s;
+}
+
+static void *
+scaled_count_prepare(const st_mech *m, const double *x, int n)
+{
+	dp_sum	   *s = dp_mem_alloc(sizeof(dp_sum));
+	int			i;
+
+	(void) x;
+	/* BROKEN: the scale is a fraction (m->upper) of the required one */
+	check(dp_count_init(s, 1, m->epsilon / m->upper, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_int(s, 1);
 	return s;
@@ -224,7 +240,6 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 	size_t		n = 0;
 	size_t		e;
 
-	(void) thorough;
 #define ADD(expr) do { if (n < max) out[n++] = (expr); } while (0)
 	for (e = 0; e < 2; e++)
 	{
@@ -242,11 +257,11 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 		m.release = int_release;
 		ADD(m);
 
-		m = base("half_scale_sum", "sum over [-0.5, 1] with Laplace of half the required scale", eps[e]);
+		m = base("half_scale_sum", "sum over [-0.25, 0.5] with Laplace of half the required scale", eps[e]);
 		m.prepare = half_sum_prepare;
 		m.release = real_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
 
 		m = base("tau_wrong_scale", "tau computed for half the count's noise scale (C_u = 1)", eps[e]);
@@ -256,12 +271,30 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 		m.delta = m.delta_make = e == 0 ? 0.05 : 0.02;
 		ADD(m);
 
-		m = base("nan_clamp", "sum over [-0.5, 1] whose clamp lets NaN through", eps[e]);
+		m = base("nan_clamp", "sum over [-0.25, 0.5] whose clamp lets NaN through", eps[e]);
 		m.prepare = nan_prepare;
 		m.release = nan_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
+	}
+	/* subtler: 80% (and in the thorough profile 90%) of the required scale */
+	{
+		st_mech		m;
+
+		m = base("count_scale_0.8", "count with Laplace of 80% of the required scale", 1.0);
+		m.prepare = scaled_count_prepare;
+		m.release = int_release;
+		m.upper = 0.8;
+		ADD(m);
+		if (thorough)
+		{
+			m = base("count_scale_0.9", "count with Laplace of 90% of the required scale", 1.0);
+			m.prepare = scaled_count_prepare;
+			m.release = int_release;
+			m.upper = 0.9;
+			ADD(m);
+		}
 	}
 #undef ADD
 	return n;

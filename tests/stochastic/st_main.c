@@ -111,9 +111,11 @@ print_line(const st_mech *m, const st_result *r)
 
 	test_label(m, label, sizeof(label));
 	if (!m->control && r->violations == 0)
-		printf("PASS %s: no violation; %ld pairs, %ld samples, %ld set comparisons, "
-			   "closest ratio %.3f, %.2f s\n", label, r->pairs, r->samples,
-			   r->comparisons, r->closest, r->seconds);
+		printf("PASS %s: no violation; %ld pairs, %ld samples, %ld set comparisons "
+			   "(%ld over the line before the confidence bounds, closest ratio %.3f), "
+			   "%.2f s (%.2f s CPU)\n",
+			   label, r->pairs, r->samples, r->comparisons, r->raw_violations, r->closest,
+			   r->seconds, r->cpu_seconds);
 	else if (!m->control)
 		printf("FAIL %s: %ld of %ld pair directions violate the predicate; %s (%.2f s)\n",
 			   label, r->violations, 2 * r->pairs, r->example, r->seconds);
@@ -122,7 +124,7 @@ print_line(const st_mech *m, const st_result *r)
 			   label, r->violations, 2 * r->pairs, r->example, r->seconds);
 	else
 		printf("FAIL %s: no violation detected on a broken mechanism; %ld pairs, "
-			   "%ld samples, closest ratio %.3f (%.2f s)\n", label, r->pairs,
+			   "%ld samples, largest ratio %.3f (%.2f s)\n", label, r->pairs,
 			   r->samples, r->closest, r->seconds);
 	fflush(stdout);
 }
@@ -146,7 +148,11 @@ markdown_header(FILE *f, const st_params *p, const char *profile, int repeat,
 			repeat > 1 ? " repeated" : "", date);
 	fprintf(f, "Command (from `tests/stochastic`): `");
 	for (i = 0; i < argc; i++)
-		fprintf(f, "%s%s", i ? " " : "", i == 0 ? "./stochastic_dp" : argv[i]);
+	{
+		const char *arg = i == 0 ? "./stochastic_dp" : argv[i];
+
+		fprintf(f, strchr(arg, ' ') ? "%s'%s'" : "%s%s", i ? " " : "", arg);
+	}
 	fprintf(f, "`\n\n");
 	fprintf(f, "| parameter | value |\n|---|---|\n");
 	fprintf(f, "| seed | %llu%s |\n", (unsigned long long) p->seed,
@@ -163,8 +169,22 @@ markdown_header(FILE *f, const st_params *p, const char *profile, int repeat,
 			p->samples, p->pilot);
 	fprintf(f, "| buckets K | %d (%s) |\n", p->buckets, binning_name(p->binning));
 	fprintf(f, "| alpha (tolerated fraction of violating sets) | %g |\n", p->alpha);
-	fprintf(f, "| false alarm bound per test (Bonferroni over one-sided Clopper-Pearson bounds) | %g |\n\n",
+	fprintf(f, "| false alarm bound per test (Bonferroni over one-sided Clopper-Pearson bounds) | %g |\n",
 			p->fwer);
+	{
+		FILE	   *load = fopen("/proc/loadavg", "r");
+		double		avg = -1.0;
+
+		if (load)
+		{
+			if (fscanf(load, "%lf", &avg) != 1)
+				avg = -1.0;
+			fclose(load);
+		}
+		if (avg >= 0.0)
+			fprintf(f, "| load average of the machine when the run started | %.2f |\n", avg);
+	}
+	fputc('\n', f);
 }
 
 int
@@ -188,9 +208,11 @@ main(int argc, char **argv)
 	long		tot_viol_correct = 0;
 	long		tot_viol_control = 0;
 	double		start = st_now();
+	double		cpu_start = st_cpu();
 	int		   *hits;
 	long	   *hit_pairs;
 	double	   *time_sum;
+	double	   *cpu_sum;
 	st_result  *last;
 	FILE	   *md = NULL;
 
@@ -315,8 +337,9 @@ main(int argc, char **argv)
 	hits = calloc(n_mechs + 1, sizeof(int));
 	hit_pairs = calloc(n_mechs + 1, sizeof(long));
 	time_sum = calloc(n_mechs + 1, sizeof(double));
+	cpu_sum = calloc(n_mechs + 1, sizeof(double));
 	last = calloc(n_mechs + 1, sizeof(st_result));
-	if (!hits || !hit_pairs || !time_sum || !last)
+	if (!hits || !hit_pairs || !time_sum || !cpu_sum || !last)
 		return 2;
 
 	printf("# stochastic DP tester: profile %s, seed %llu%s, databases %d, size %d, "
@@ -355,6 +378,7 @@ main(int argc, char **argv)
 				failed++;
 			hit_pairs[k] += r.violations;
 			time_sum[k] += r.seconds;
+			cpu_sum[k] += r.cpu_seconds;
 			last[k] = r;
 			tot_pairs += r.pairs;
 			tot_samples += r.samples;
@@ -380,15 +404,18 @@ main(int argc, char **argv)
 			char		label[160];
 
 			test_label(&mechs[k], label, sizeof(label));
-			printf("RATE %s: %s %d of %d runs (%.1f%%), mean %.1f violating pair directions, %.2f s per run\n",
+			printf("RATE %s: %s %d of %d runs (%.1f%%), mean %.1f violating pair directions, "
+				   "%.2f s (%.2f s CPU) per run\n",
 				   label, mechs[k].control ? "detected in" : "false alarm in", hits[k], repeat,
-				   100.0 * hits[k] / repeat, (double) hit_pairs[k] / repeat, time_sum[k] / repeat);
+				   100.0 * hits[k] / repeat, (double) hit_pairs[k] / repeat, time_sum[k] / repeat,
+				   cpu_sum[k] / repeat);
 		}
 	}
 	printf("stochastic: %d passed, %d failed; %ld pairs, %ld samples, %ld set comparisons, "
-		   "%ld violating pair directions on correct mechanisms, %ld on controls; %.1f s\n",
+		   "%ld violating pair directions on correct mechanisms, %ld on controls; "
+		   "%.1f s (%.1f s CPU)\n",
 		   passed, failed, tot_pairs, tot_samples, tot_comparisons, tot_viol_correct,
-		   tot_viol_control, st_now() - start);
+		   tot_viol_control, st_now() - start, st_cpu() - cpu_start);
 
 	if (report)
 	{
@@ -400,28 +427,38 @@ main(int argc, char **argv)
 		}
 		if (!append)
 			fprintf(md, "# Stochastic DP tester report\n\n"
-					"Produced by `make -C tests/stochastic thorough` (see "
-					"[stochastic-tester.md](stochastic-tester.md) for how to read it).\n");
+					"See [stochastic-tester.md](stochastic-tester.md) for how to read it.\n");
 		markdown_header(md, &p, thorough ? "thorough" : "quick", repeat, argc, argv);
 		if (repeat == 1)
 		{
-			fprintf(md, "| test | what | pairs | samples | set comparisons | violating sets | violating pair directions | closest ratio | result | time (s) |\n");
-			fprintf(md, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|\n");
+			fprintf(md, "| test | what | pairs | samples | set comparisons | raw violations | violating sets | violating pair directions | largest ratio | result | time (s) | CPU (s) |\n");
+			fprintf(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
 			for (k = 0; k < n_mechs; k++)
 			{
 				char		label[160];
+				char		ratio[32] = "-";
 
 				test_label(&mechs[k], label, sizeof(label));
-				fprintf(md, "| %s | %s | %ld | %ld | %ld | %ld | %ld | %.3f | %s | %.2f |\n",
+				if (last[k].raw_violations > 0)
+					snprintf(ratio, sizeof(ratio), "%.3f", last[k].closest);
+				fprintf(md, "| %s | %s | %ld | %ld | %ld | %ld | %ld | %ld | %s | %s | %.2f | %.2f |\n",
 						label, mechs[k].what, last[k].pairs, last[k].samples,
-						last[k].comparisons, last[k].violating_sets, last[k].violations,
-						last[k].closest,
+						last[k].comparisons, last[k].raw_violations,
+						last[k].violating_sets, last[k].violations,
+						ratio,
 						test_passed(&mechs[k], &last[k])
 						? (mechs[k].control ? "PASS (violation found)" : "PASS")
 						: (mechs[k].control ? "FAIL (missed)" : "FAIL"),
-						last[k].seconds);
+						last[k].seconds, last[k].cpu_seconds);
 			}
-			fprintf(md, "\nFirst violation found for each control:\n\n");
+			for (k = 0; k < n_mechs; k++)
+				if (mechs[k].control && last[k].violations > 0)
+				{
+					fprintf(md, "\nThe strongest violation found for each control "
+							"(ratio = lower bound of P[f(D1) in B] / (e^eps * upper bound of "
+							"P[f(D2) in B] + delta)):\n\n");
+					break;
+				}
 			for (k = 0; k < n_mechs; k++)
 			{
 				char		label[160];
@@ -434,29 +471,32 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(md, "| test | kind | runs flagging a violation | rate | mean violating pair directions | time per run (s) |\n");
-			fprintf(md, "|---|---|---:|---:|---:|---:|\n");
+			fprintf(md, "| test | kind | runs flagging a violation | rate | mean violating pair directions | time per run (s) | CPU per run (s) |\n");
+			fprintf(md, "|---|---|---:|---:|---:|---:|---:|\n");
 			for (k = 0; k < n_mechs; k++)
 			{
 				char		label[160];
 
 				test_label(&mechs[k], label, sizeof(label));
-				fprintf(md, "| %s | %s | %d of %d | %.0f%% | %.1f | %.2f |\n", label,
+				fprintf(md, "| %s | %s | %d of %d | %.0f%% | %.1f | %.2f | %.2f |\n", label,
 						mechs[k].control ? "control (detection rate)" : "correct (false alarm rate)",
 						hits[k], repeat, 100.0 * hits[k] / repeat,
-						(double) hit_pairs[k] / repeat, time_sum[k] / repeat);
+						(double) hit_pairs[k] / repeat, time_sum[k] / repeat,
+						cpu_sum[k] / repeat);
 			}
 		}
 		fprintf(md, "\nTotals: %d tests as expected, %d not; %ld pairs tested, %ld releases drawn, "
 				"%ld set comparisons, %ld violating pair directions on correct mechanisms, "
-				"%ld on controls; %.1f s.\n", passed, failed, tot_pairs, tot_samples,
-				tot_comparisons, tot_viol_correct, tot_viol_control, st_now() - start);
+				"%ld on controls; %.1f s (%.1f s CPU).\n", passed, failed, tot_pairs,
+				tot_samples, tot_comparisons, tot_viol_correct, tot_viol_control,
+				st_now() - start, st_cpu() - cpu_start);
 		fclose(md);
 	}
 	free(mechs);
 	free(hits);
 	free(hit_pairs);
 	free(time_sum);
+	free(cpu_sum);
 	free(last);
 	return failed > 0 ? 1 : 0;
 }

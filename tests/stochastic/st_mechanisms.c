@@ -340,38 +340,38 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		m.upper = 3;
 		ADD(m);
 
-		m = base("sum_int", "ANON_SUM over integers: dp_sum_init_int, round(4x) clamped to [-2, 4]", eps[e]);
+		m = base("sum_int", "ANON_SUM over integers: dp_sum_init_int, round(4x) clamped to [-1, 2]", eps[e]);
 		m.prepare = sum_int_prepare;
-		m.lower = -2;
-		m.upper = 4;
+		m.lower = -1;
+		m.upper = 2;
 		ADD(m);
 
-		m = base("sum_real", "ANON_SUM over float8: dp_sum_init_real, x clamped to [-0.5, 1]", eps[e]);
+		m = base("sum_real", "ANON_SUM over float8: dp_sum_init_real, x clamped to [-0.25, 0.5]", eps[e]);
 		m.prepare = sum_real_prepare;
 		m.release = sum_real_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
 
-		m = base("mean", "ANON_AVG: dp_mean over [-0.5, 1]", eps[e]);
+		m = base("mean", "ANON_AVG: dp_mean over [-0.25, 0.5]", eps[e]);
 		m.prepare = mean_prepare;
 		m.release = mean_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
 
-		m = base("variance", "ANON_VAR: dp_variance over [-0.5, 1]", eps[e]);
+		m = base("variance", "ANON_VAR: dp_variance over [-0.25, 0.5]", eps[e]);
 		m.prepare = variance_prepare;
 		m.release = variance_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
 
-		m = base("stddev", "ANON_STDDEV: sqrt(dp_variance) over [-0.5, 1]", eps[e]);
+		m = base("stddev", "ANON_STDDEV: sqrt(dp_variance) over [-0.25, 0.5]", eps[e]);
 		m.prepare = variance_prepare;
 		m.release = stddev_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		ADD(m);
 
 		/* a release walks 4 x 16 noisy nodes over 65536 prefix sums: ~75 us */
@@ -423,12 +423,12 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		/* the core's Gaussian mechanism (epsilon < 1 only), not used by the glue yet */
 		for (e = 0; e < 2; e++)
 		{
-			m = base("gaussian_sum", "dp_gaussian_real on a sum clamped to [-0.5, 1] (delta = 1e-3)",
+			m = base("gaussian_sum", "dp_gaussian_real on a sum clamped to [-0.25, 0.5] (delta = 1e-3)",
 					 e == 0 ? 0.5 : 0.9);
 			m.prepare = gaussian_prepare;
 			m.release = gaussian_release;
-			m.lower = -0.5;
-			m.upper = 1.0;
+			m.lower = -0.25;
+			m.upper = 0.5;
 			m.delta = 1e-3;
 			ADD(m);
 		}
@@ -437,8 +437,8 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		m = base("sum_real_secure", "ANON_SUM over float8 with dp_rng_secure()", 1.0);
 		m.prepare = sum_real_prepare;
 		m.release = sum_real_release;
-		m.lower = -0.5;
-		m.upper = 1.0;
+		m.lower = -0.25;
+		m.upper = 0.5;
 		m.secure = true;
 		m.samples_scale = 0.5;
 		ADD(m);

@@ -135,3 +135,12 @@ st_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
+
+double
+st_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}

@@ -311,11 +311,12 @@ describe_db(const double *root, int size, uint32_t mask, char *buf, size_t len)
 
 /*
  * Test one set in both directions; returns the number of directions (0..2)
- * in which it violates, and for each violating direction sets dir_bad[i].
+ * in which it violates the relaxed predicate.  For a violating direction,
+ * dir_bad is set and est holds p1, lower(p1), p2, upper(p2) and the ratio
+ * lower(p1) / (e^eps upper(p2) + delta).
  */
 static int
-test_set(run_state *s, long c_a, long c_b, bool dir_bad[2], double *ratio_out,
-		 double est[2][4])
+test_set(run_state *s, long c_a, long c_b, bool dir_bad[2], double est[2][5])
 {
 	long		c[2] = {c_a, c_b};
 	int			bad = 0;
@@ -330,16 +331,19 @@ test_set(run_state *s, long c_a, long c_b, bool dir_bad[2], double *ratio_out,
 		double		lo;
 		double		hi;
 		double		bound;
+		double		ratio;
 
 		dir_bad[dir] = false;
 		s->r->comparisons++;
 		if (px <= s->e_eps * py + s->m->delta)
 			continue;			/* the estimates satisfy it: so do the bounds */
+		s->r->raw_violations++;
 		lo = cp_lower(s, cx);
 		hi = cp_upper(s, cy);
 		bound = s->e_eps * hi + s->m->delta;
-		if (lo / bound > s->r->closest)
-			s->r->closest = lo / bound;
+		ratio = lo / bound;
+		if (ratio > s->r->closest)
+			s->r->closest = ratio;
 		if (lo > bound)
 		{
 			dir_bad[dir] = true;
@@ -347,7 +351,7 @@ test_set(run_state *s, long c_a, long c_b, bool dir_bad[2], double *ratio_out,
 			est[dir][1] = lo;
 			est[dir][2] = py;
 			est[dir][3] = hi;
-			*ratio_out = lo / bound;
+			est[dir][4] = ratio;
 			bad++;
 		}
 	}
@@ -396,9 +400,9 @@ test_pair(run_state *s, const double *root, uint32_t mask_a, const node_samples 
 	long	   *cb = s->count_b;
 	int			n_sets;
 	int			bad[2] = {0, 0};
-	set_def		first_bad[2];
-	double		first_est[2][4];
-	double		first_ratio[2] = {0, 0};
+	set_def		worst[2];		/* the most violating set of each direction */
+	double		worst_est[2][5];
+	double		worst_ratio[2] = {0, 0};
 	int			j;
 	int			dir;
 
@@ -416,8 +420,7 @@ test_pair(run_state *s, const double *root, uint32_t mask_a, const node_samples 
 		long		x = 0;
 		long		y = 0;
 		bool		dir_bad[2];
-		double		est[2][4];
-		double		ratio = 0.0;
+		double		est[2][5];
 		int			k;
 
 		if (sets[j].special)
@@ -431,15 +434,15 @@ test_pair(run_state *s, const double *root, uint32_t mask_a, const node_samples 
 				x += ca[CAT_FINITE + k];
 				y += cb[CAT_FINITE + k];
 			}
-		if (test_set(s, x, y, dir_bad, &ratio, est) == 0)
+		if (test_set(s, x, y, dir_bad, est) == 0)
 			continue;
 		s->r->violating_sets += dir_bad[0] + dir_bad[1];
 		for (dir = 0; dir < 2; dir++)
-			if (dir_bad[dir] && bad[dir]++ == 0)
+			if (dir_bad[dir] && (bad[dir]++ == 0 || est[dir][4] > worst_ratio[dir]))
 			{
-				first_bad[dir] = sets[j];
-				memcpy(first_est[dir], est[dir], sizeof(est[dir]));
-				first_ratio[dir] = ratio;
+				worst[dir] = sets[j];
+				memcpy(worst_est[dir], est[dir], sizeof(est[dir]));
+				worst_ratio[dir] = est[dir][4];
 			}
 	}
 
@@ -452,18 +455,19 @@ test_pair(run_state *s, const double *root, uint32_t mask_a, const node_samples 
 		if (bad[dir] == 0 || bad[dir] <= (int) floor(s->p->alpha * n_sets))
 			continue;
 		s->r->violations++;
-		if (s->r->example[0] != '\0')
+		if (worst_ratio[dir] <= s->r->example_ratio)
 			continue;
-		describe_set(&bn, first_bad[dir].first, first_bad[dir].last,
-					 first_bad[dir].special, set_text, sizeof(set_text));
+		s->r->example_ratio = worst_ratio[dir];
+		describe_set(&bn, worst[dir].first, worst[dir].last,
+					 worst[dir].special, set_text, sizeof(set_text));
 		describe_db(root, s->p->size, dir == 0 ? mask_a : mask_b, d1, sizeof(d1));
 		describe_db(root, s->p->size, dir == 0 ? mask_b : mask_a, d2, sizeof(d2));
 		snprintf(s->r->example, sizeof(s->r->example),
 				 "D1 = %s, D2 = %s, B = %s: P[f(D1) in B] = %.4g (lower bound %.4g) > "
 				 "e^%g * P[f(D2) in B] + %g with P[f(D2) in B] = %.4g (upper bound %.4g); "
 				 "ratio %.3g; %d of %d sets violate",
-				 d1, d2, set_text, first_est[dir][0], first_est[dir][1], s->m->epsilon,
-				 s->m->delta, first_est[dir][2], first_est[dir][3], first_ratio[dir],
+				 d1, d2, set_text, worst_est[dir][0], worst_est[dir][1], s->m->epsilon,
+				 s->m->delta, worst_est[dir][2], worst_est[dir][3], worst_ratio[dir],
 				 bad[dir], n_sets);
 	}
 }
@@ -498,6 +502,7 @@ st_run(const st_mech *m, const st_params *p, st_result *r)
 	long		i;
 	int			d;
 	double		start = st_now();
+	double		cpu_start = st_cpu();
 
 	if (p->size < 1 || p->size > MAX_SIZE)
 		dp_fail("database size must be between 1 and 12");
@@ -594,4 +599,5 @@ st_run(const st_mech *m, const st_params *p, st_result *r)
 	free(nodes);
 	free(stack);
 	r->seconds = st_now() - start;
+	r->cpu_seconds = st_cpu() - cpu_start;
 }
