@@ -144,7 +144,7 @@ markdown_header(FILE *f, const st_params *p, const char *profile, int repeat,
 	int			i;
 
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-	fprintf(f, "\n## %s profile%s, %s\n\n", profile,
+	fprintf(f, "\n## %s profile%s, finished %s\n\n", profile,
 			repeat > 1 ? " repeated" : "", date);
 	fprintf(f, "Command (from `tests/stochastic`): `");
 	for (i = 0; i < argc; i++)
