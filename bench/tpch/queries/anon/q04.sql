@@ -1,14 +1,13 @@
 -- Q4 anonymized, customers as users (paper Table 4: Delta_u = 5, C_u = 5).
 --
--- Natural form: the specification's EXISTS over lineitem.  NEEDS subquery
--- support: the rewriter installed when this was written refused it ("a
--- subquery in an expression reads "lineitem", which is not a public
--- table"); q04_joins.sql runs with it.
+-- Natural form: the specification's EXISTS over lineitem.
 --
 -- Privacy unit: orders.o_custkey and lineitem.l_custkey (schema tpch_cust).
 -- The EXISTS adds l_custkey = o_custkey: redundant for the result (a line
 -- belongs to its order's customer) but it makes the subquery read only rows
--- of the same user, which is what a checker can verify.
+-- of the same user, which is what the rewriter checks before it accepts an
+-- expression subquery over a private table (without it the query is
+-- refused).
 --
 -- GUESS: the paper's Delta_u = 5 is read as the per-user count bound of
 -- ANON_COUNT(col, U): each customer counts at most 5 orders per priority.

@@ -4,11 +4,11 @@
 -- Natural form: the inner query counts each customer's orders grouped by
 -- the privacy unit c_custkey and selects it, so every inner row belongs to
 -- one customer; the outer ANON_COUNT(*) counts customers per c_count.
--- NEEDS an outer join of two private tables on the privacy unit (customer
--- LEFT JOIN orders ON c_custkey = o_custkey; every joined row still belongs
--- to one customer): the rewriter installed when this was written refused it
--- ("private input "orders" is on the nullable side of an outer join").
--- q13_inner.sql avoids the outer join but loses the c_count = 0 partition.
+-- The outer join of two private tables is accepted because its ON clause
+-- equates their privacy units (c_custkey = o_custkey): every joined row,
+-- null-extended or not, belongs to one customer, and the unit comes from
+-- the preserved side (customer).  q13_inner.sql avoids the outer join but
+-- loses the c_count = 0 partition.
 --
 -- Each customer is in exactly one partition, so C_u = 1 loses nothing.
 \if :{?epsilon} \else \set epsilon 0.1 \endif

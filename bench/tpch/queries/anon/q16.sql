@@ -2,9 +2,14 @@
 --
 -- supplier_cnt = count(DISTINCT ps_suppkey) is the number of users in the
 -- partition, which is what ANON_COUNT(*) releases (per-user count clamped
--- to 1).  Natural form: the specification's NOT IN over supplier.  NEEDS
--- subquery support: the rewriter installed when this was written refused it
--- (the subquery reads the private supplier table); q16_joins.sql runs.
+-- to 1).  Natural form: the specification's NOT IN over supplier, with one
+-- added condition, s_suppkey = ps_suppkey, inside the subquery.  It does not
+-- change the result (NOT IN asks whether ps_suppkey itself is a complaining
+-- supplier) but it makes the subquery read only the row of the outer row's
+-- own user, which is what the rewriter checks before it accepts an
+-- expression subquery over a private table (without it the query is refused:
+-- "a subquery in an expression reads "supplier", which is not a public
+-- table").  q16_joins.sql is the same query written as a join.
 --
 -- Privacy unit: partsupp.ps_suppkey, supplier.s_suppkey (schema tpch_supp);
 -- part is public.  C_u = 5 as in the paper.  A supplier supplies 80 parts at
@@ -35,7 +40,8 @@ WHERE
     AND ps_suppkey NOT IN (
         SELECT s_suppkey
         FROM supplier
-        WHERE s_comment LIKE '%Customer%Complaints%'
+        WHERE s_suppkey = ps_suppkey
+          AND s_comment LIKE '%Customer%Complaints%'
     )
 GROUP BY
     p_brand,

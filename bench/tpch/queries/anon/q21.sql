@@ -10,9 +10,11 @@
 -- OTHER suppliers (l2.l_suppkey <> l1.l_suppkey): whether a line of supplier
 -- s counts depends on other users' rows.  A checker that enforces the
 -- paper's Table 2 must reject this; orders (o_orderstatus) is public in
--- tpch_supp.  The rewriter installed when this was written refused it (the
--- subqueries read the private lineitem table); q21_joins.sql runs, with a
--- documented relaxation.
+-- tpch_supp.  The rewriter refuses it ("a subquery in an expression reads
+-- "lineitem", which is not a public table"): an expression subquery over a
+-- private table is accepted only when it equates its privacy unit with the
+-- outer row's, and these two ask about the other suppliers of the order.
+-- q21_joins.sql runs, with a documented relaxation.
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?delta} \else \set delta 2.07e-4 \endif
 SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates

@@ -1,0 +1,257 @@
+-- bench/tpch/accuracy.sql -- tables, procedures and report functions of the
+-- accuracy harness (bench/accuracy.sh).  Everything lives in schema acc,
+-- which is dropped and recreated.
+--
+--   acc.cfg       one row per measured configuration: the SQL to run (an
+--                 anonymization query wrapped so that it returns rows
+--                 (key, agg, val)), its schema and anon_dp settings, the
+--                 number of runs, and the id (qid) of the exact answer it is
+--                 compared with
+--   acc.exact     exact answers (key, agg, val) per qid, from the plain
+--                 queries; qid || '/peruser' holds what ANON_AVG and
+--                 ANON_MEDIAN estimate (average / median of per-user averages)
+--   acc.released  every released row of every run
+--   acc.run_time  wall time of every run (ms)
+--   acc.speed     speed part: ms of every timed execution
+--
+-- acc.run(cfg) executes a configuration cfg.runs times in one session,
+-- each execution an ordinary anonymization query analysed and rewritten by
+-- anon_dp (EXECUTE re-analyses the text every time, so every run draws fresh
+-- noise and a fresh choice of rows), and commits after every run.
+\set ON_ERROR_STOP on
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS acc CASCADE;
+CREATE SCHEMA acc;
+
+CREATE TABLE acc.cfg (
+    cfg     text PRIMARY KEY,
+    part    text NOT NULL,          -- table3, table3x, q1grouped, table4, fig2, eps
+    qid     text NOT NULL,          -- exact answer to compare with
+    form    text NOT NULL,          -- where the query comes from
+    schema  text NOT NULL,
+    epsilon float8 NOT NULL,
+    delta   float8,                 -- NULL: no GROUP BY, no thresholding
+    cu      int NOT NULL,
+    n_agg   int NOT NULL,           -- distinct ANON_* calls (N)
+    runs    int NOT NULL,
+    sql     text NOT NULL
+);
+
+CREATE TABLE acc.exact (
+    qid  text,
+    key  text,
+    agg  text,
+    val  float8,
+    PRIMARY KEY (qid, key, agg)
+);
+
+CREATE TABLE acc.released (cfg text, run int, key text, agg text, val float8);
+CREATE TABLE acc.run_time (seq bigserial, cfg text, run int, ms float8);
+CREATE TABLE acc.speed (sf text, query text, kind text, run int, ms float8);
+CREATE TABLE acc.paper (item text PRIMARY KEY, val float8);
+
+-- the epsilon of each release and of the user count: eps / (C_u (N + 1))
+CREATE FUNCTION acc.eps_share(c acc.cfg) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$ SELECT c.epsilon / (c.cu * (c.n_agg + 1)) $$;
+
+CREATE PROCEDURE acc.apply_settings(p_schema text, p_epsilon float8, p_delta float8, p_cu int)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('search_path', format('%I, public', p_schema), false);
+    PERFORM set_config('anon_dp.epsilon', p_epsilon::text, false);
+    IF p_delta IS NOT NULL THEN
+        PERFORM set_config('anon_dp.delta', p_delta::text, false);
+    END IF;
+    PERFORM set_config('anon_dp.max_groups_contributed', p_cu::text, false);
+    PERFORM set_config('anon_dp.max_rows_contributed', '0', false);
+END $$;
+
+CREATE PROCEDURE acc.run(p_cfg text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    c  acc.cfg;
+    i  int;
+    t0 timestamptz;
+BEGIN
+    SELECT * INTO STRICT c FROM acc.cfg WHERE cfg = p_cfg;
+    DELETE FROM acc.released WHERE cfg = p_cfg;
+    DELETE FROM acc.run_time WHERE cfg = p_cfg;
+    CALL acc.apply_settings(c.schema, c.epsilon, c.delta, c.cu);
+    FOR i IN 1 .. c.runs LOOP
+        t0 := clock_timestamp();
+        EXECUTE format('INSERT INTO acc.released (cfg, run, key, agg, val) '
+                       'SELECT %L, %s, key, agg, val FROM (%s) q', c.cfg, i, c.sql);
+        INSERT INTO acc.run_time (cfg, run, ms)
+            VALUES (c.cfg, i, extract(epoch FROM clock_timestamp() - t0) * 1000);
+        COMMIT;
+        -- COMMIT ends the transaction, not the session settings; set them
+        -- again anyway in case a future anon_dp resets them
+        CALL acc.apply_settings(c.schema, c.epsilon, c.delta, c.cu);
+    END LOOP;
+END $$;
+
+-- Speed: run the plain and the anonymized text alternately (the first
+-- of the pair alternates between rounds), after one untimed warm-up each.
+-- EXECUTE without INTO runs the statement to completion and discards its
+-- rows; the time includes parse analysis, the rewrite and planning.
+CREATE PROCEDURE acc.time_pair(p_sf text, p_query text, p_schema text, p_epsilon float8,
+                               p_delta float8, p_cu int, p_plain text, p_anon text, p_runs int)
+LANGUAGE plpgsql AS $$
+DECLARE
+    i     int;
+    k     int;
+    kind  text;
+    t0    timestamptz;
+BEGIN
+    DELETE FROM acc.speed WHERE sf = p_sf AND query = p_query;
+    CALL acc.apply_settings(p_schema, p_epsilon, p_delta, p_cu);
+    EXECUTE p_plain;
+    EXECUTE p_anon;
+    FOR i IN 1 .. p_runs LOOP
+        FOR k IN 0 .. 1 LOOP
+            kind := CASE WHEN (i + k) % 2 = 1 THEN 'plain' ELSE 'anon' END;
+            t0 := clock_timestamp();
+            IF kind = 'plain' THEN EXECUTE p_plain; ELSE EXECUTE p_anon; END IF;
+            INSERT INTO acc.speed
+                VALUES (p_sf, p_query, kind, i, extract(epoch FROM clock_timestamp() - t0) * 1000);
+        END LOOP;
+        COMMIT;
+        CALL acc.apply_settings(p_schema, p_epsilon, p_delta, p_cu);
+    END LOOP;
+END $$;
+
+-- Median of a sample with a distribution-free 95 % interval: the order
+-- statistics of ranks n/2 -/+ 0.98 sqrt(n) (+1), the normal approximation of
+-- the binomial interval for the median (exact enough for n >= 10).
+CREATE FUNCTION acc.median_ci(v float8[], OUT n int, OUT med float8, OUT lo float8, OUT hi float8)
+LANGUAGE sql IMMUTABLE AS $$
+    WITH s AS (SELECT array_agg(x ORDER BY x) AS a, count(*)::int AS n
+               FROM unnest(v) x WHERE x IS NOT NULL)
+    SELECT n,
+           CASE WHEN n = 0 THEN NULL WHEN n % 2 = 1 THEN a[(n + 1) / 2]
+                ELSE (a[n / 2] + a[n / 2 + 1]) / 2 END,
+           a[greatest(1, floor(n / 2.0 - 0.98 * sqrt(n))::int)],
+           a[least(n, ceil(n / 2.0 + 1 + 0.98 * sqrt(n))::int)]
+    FROM s
+$$;
+
+-- relative errors of every released value, against the exact answer and
+-- against what the anon_dp aggregate estimates (qid/peruser, if any)
+CREATE VIEW acc.err AS
+SELECT r.cfg, r.run, r.key, r.agg, r.val,
+       e.val AS exact,
+       abs(r.val - e.val) / nullif(abs(e.val), 0) AS rel,
+       abs(r.val - t.val) / nullif(abs(t.val), 0) AS rel_target
+FROM acc.released r
+JOIN acc.cfg c USING (cfg)
+LEFT JOIN acc.exact e ON e.qid = c.qid AND e.key = r.key AND e.agg = r.agg
+LEFT JOIN acc.exact t ON t.qid = c.qid || '/peruser' AND t.key = r.key AND t.agg = r.agg;
+
+-- median relative error per configuration and aggregate
+CREATE VIEW acc.err_summary AS
+SELECT e.cfg, e.agg,
+       (acc.median_ci(array_agg(e.rel))).*,
+       (acc.median_ci(array_agg(e.rel_target))).med AS med_target,
+       (acc.median_ci(array_agg(e.rel_target))).lo  AS lo_target,
+       (acc.median_ci(array_agg(e.rel_target))).hi  AS hi_target,
+       count(*) FILTER (WHERE e.exact IS NULL) AS not_in_exact
+FROM acc.err e
+GROUP BY e.cfg, e.agg;
+
+-- tau-thresholding: which of the exact query's partitions were released.
+-- rate = 1 - released / (runs * exact partitions); interval: Wilson 95 %
+-- on the release fraction (partitions are released independently given
+-- their user counts, so the binomial interval is conservative).
+CREATE VIEW acc.thr AS
+WITH parts AS (
+    SELECT c.cfg, c.runs, (SELECT count(DISTINCT key) FROM acc.exact x WHERE x.qid = c.qid) AS p
+    FROM acc.cfg c
+), rel AS (
+    SELECT r.cfg,
+           count(DISTINCT (r.run, r.key)) FILTER (WHERE EXISTS (
+               SELECT 1 FROM acc.exact x JOIN acc.cfg c ON c.qid = x.qid
+               WHERE c.cfg = r.cfg AND x.key = r.key)) AS released,
+           count(DISTINCT (r.run, r.key)) FILTER (WHERE NOT EXISTS (
+               SELECT 1 FROM acc.exact x JOIN acc.cfg c ON c.qid = x.qid
+               WHERE c.cfg = r.cfg AND x.key = r.key)) AS released_unknown
+    FROM acc.released r GROUP BY r.cfg
+), w AS (
+    SELECT parts.cfg, parts.runs, parts.p,
+           coalesce(rel.released, 0) AS released,
+           coalesce(rel.released_unknown, 0) AS released_unknown,
+           (parts.runs * parts.p)::float8 AS trials
+    FROM parts LEFT JOIN rel USING (cfg)
+)
+SELECT cfg, runs, p AS partitions, released, released_unknown,
+       1 - released / trials AS rate,
+       1 - ((released / trials + 1.96 ^ 2 / (2 * trials))
+            + 1.96 * sqrt(released / trials * (1 - released / trials) / trials + 1.96 ^ 2 / (4 * trials ^ 2)))
+           / (1 + 1.96 ^ 2 / trials) AS rate_lo,
+       1 - ((released / trials + 1.96 ^ 2 / (2 * trials))
+            - 1.96 * sqrt(released / trials * (1 - released / trials) / trials + 1.96 ^ 2 / (4 * trials ^ 2)))
+           / (1 + 1.96 ^ 2 / trials) AS rate_hi
+FROM w WHERE trials > 0;
+
+-- Expected thresholding rate for partitions whose user counts are the exact
+-- values of (qid, agg), with continuous Laplace noise of scale
+-- 1 / eps_share around each count and anon_dp's tau: the probability that a
+-- partition of k users is released is 1/2 exp(-(tau - k) / b) below tau
+-- and 1 - 1/2 exp(-(k - tau) / b) above.  Valid when no user is cut by C_u
+-- (Q13: one partition per customer).
+CREATE FUNCTION acc.expected_rate(p_qid text, p_agg text, p_eps_share float8, p_delta float8, p_cu int)
+RETURNS float8 LANGUAGE sql STABLE AS $$
+    WITH t AS (SELECT anon_dp_tau(p_eps_share, p_delta, p_cu) AS tau, 1 / p_eps_share AS b)
+    SELECT 1 - avg(CASE WHEN x.val >= t.tau THEN 1 - 0.5 * exp(greatest(-700, -(x.val - t.tau) / t.b))
+                        ELSE 0.5 * exp(greatest(-700, -(t.tau - x.val) / t.b)) END)
+    FROM acc.exact x, t WHERE x.qid = p_qid AND x.agg = p_agg
+$$;
+
+-- three significant digits; scientific notation below 0.001 and from 1e5
+CREATE FUNCTION acc.fmt(x float8) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN x IS NULL THEN '-'
+                WHEN x = 0 THEN '0'
+                WHEN abs(x) >= 1e5 OR abs(x) < 0.001 THEN btrim(to_char(x, '9.99EEEE'))
+                ELSE round(x::numeric, greatest(0, 2 - floor(log(abs(x)::numeric))::int))::text END
+$$;
+
+-- a thresholding rate: enough digits to show the distance from 1
+CREATE FUNCTION acc.fmt_rate(x float8) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN x IS NULL THEN '-'
+                WHEN x = 1 THEN '1'
+                WHEN x > 0.99 AND x < 1 THEN round(x::numeric, 2 - floor(log((1 - x)::numeric))::int)::text
+                WHEN x = 0 THEN '0'
+                WHEN x < 0.001 THEN btrim(to_char(x, '9.99EEEE'))
+                ELSE round(x::numeric, 3)::text END
+$$;
+
+CREATE FUNCTION acc.fmt_ci(med float8, lo float8, hi float8) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN med IS NULL THEN '-'
+                ELSE acc.fmt(med) || ' [' || acc.fmt(lo) || ', ' || acc.fmt(hi) || ']' END
+$$;
+
+-- Expected median relative error of the released values of a grouped
+-- ANON_COUNT query: each partition has an exact value k (agg 'count', the
+-- error's denominator) and a user count u (agg 'users', which decides its
+-- release, as in acc.expected_rate); the released value is k plus Laplace
+-- noise of scale p_b, drawn independently of the user count.  The median x
+-- of the pooled errors solves
+--   sum_k P(release k) P(|noise| <= x k) / sum_k P(release k) = 1/2,
+-- P(|noise| <= x k) = 1 - exp(-x k / p_b); found on a grid of x with steps
+-- of 1.2 %.  Valid without a C_u cut and when the released value estimates
+-- k (Q4, Q13).
+CREATE FUNCTION acc.expected_median_err(p_qid text, p_b float8, p_eps_share float8, p_delta float8, p_cu int)
+RETURNS float8 LANGUAGE sql STABLE AS $$
+    WITH t AS (SELECT anon_dp_tau(p_eps_share, p_delta, p_cu) AS tau, 1 / p_eps_share AS b),
+    w AS (
+        SELECT c.val AS k,
+               CASE WHEN u.val >= t.tau THEN 1 - 0.5 * exp(greatest(-700, -(u.val - t.tau) / t.b))
+                    ELSE 0.5 * exp(greatest(-700, -(t.tau - u.val) / t.b)) END AS p
+        FROM acc.exact c JOIN acc.exact u ON u.qid = c.qid AND u.key = c.key AND u.agg = 'users', t
+        WHERE c.qid = p_qid AND c.agg = 'count'
+    ), grid AS (SELECT 10 ^ (g / 200.0) AS x FROM generate_series(-1400, 400) g)
+    SELECT min(grid.x) FROM grid
+    WHERE (SELECT sum(w.p * (1 - exp(greatest(-700, -grid.x * w.k / p_b)))) / sum(w.p) FROM w) >= 0.5
+$$;
