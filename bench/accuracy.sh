@@ -32,7 +32,7 @@
 # Installs gnuplot-nox with apt-get if gnuplot is missing.  Writes
 # (to $ACCURACY_RESULTS_DIR if set) bench/results/accuracy.md, bench/results/accuracy-q13-delta.png and
 # bench/results/accuracy-q1-epsilon.png (a failed run leaves
-# accuracy.md.partial); progress goes to stderr.  About 50 minutes at SF 1
+# accuracy.md.partial); progress goes to stderr.  About 40-50 minutes at SF 1
 # with the defaults on a 2-core machine.
 set -euo pipefail
 
@@ -138,6 +138,10 @@ if [ "$USE_CLUSTER" -eq 1 ]; then
 	as_pg "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w restart >/dev/null
 fi
 q() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+LIB_FILE="$("$PG_BIN/pg_config" --pkglibdir)/anon_dp.so"
+lib_mtime() { stat -c '%y' "$LIB_FILE" 2>/dev/null | cut -d. -f1; }
+LIB_MTIME_START=$(lib_mtime)
+CHECKOUT_START=$(git -C "$BENCH_DIR/.." rev-parse --short HEAD 2>/dev/null || echo '?')
 qv() { q -At -F '|' -c "$1"; }
 qv "SELECT 1" >/dev/null || die "cannot connect with the PG* environment variables; pass --cluster to start a throwaway cluster"
 q -c "CREATE EXTENSION IF NOT EXISTS anon_dp" >/dev/null
@@ -195,6 +199,7 @@ q -f "$TPCH/accuracy.sql"
 # stored as float8: ANON_AVG and ANON_MEDIAN cast it to float8 anyway, so the
 # per-user values are the same, computed without the per-run numeric casts.
 q <<'EOF'
+SET client_min_messages = warning;
 SET search_path = tpch_supp, public;
 DROP TABLE IF EXISTS q1_af;
 CREATE TABLE q1_af AS
@@ -356,7 +361,7 @@ echo "## Setup"
 echo
 echo "- command: \`bench/accuracy.sh --sf $SF --runs $RUNS --join-runs $JOIN_RUNS --sweep-runs $SWEEP_RUNS --fig2-runs $FIG2_RUNS --check-runs $CHECK_RUNS --speed-runs $SPEED_RUNS --speed-sfs \"$SPEED_SFS\"$( [ "$USE_CLUSTER" -eq 1 ] && echo " --cluster")$( [ "$SKIP_LOAD" -eq 1 ] && echo " --skip-load")$( [ "$SPEED" -eq 0 ] && echo " --no-speed")\`"
 echo "- data: our TPC-H generator (\`bench/tpch/\`, seed 1), SF $SF: $N_CUST customers, $N_SUPP suppliers, $(qv "SELECT count(*) FROM tpch_supp.lineitem") lines; load $LOAD_SECONDS s"
-echo "- PostgreSQL $(qv "SHOW server_version"), anon_dp $(qv "SELECT extversion FROM pg_extension WHERE extname = 'anon_dp'") (library $(stat -c '%y' "$("$PG_BIN/pg_config" --pkglibdir)/anon_dp.so" | cut -d. -f1)), checkout $(git -C "$BENCH_DIR/.." rev-parse --short HEAD 2>/dev/null || echo '?'); shared_buffers $(qv "SHOW shared_buffers"), work_mem $(qv "SHOW work_mem"), jit $(qv "SHOW jit"), max_parallel_workers_per_gather $(qv "SHOW max_parallel_workers_per_gather")"
+echo "- PostgreSQL $(qv "SHOW server_version"), anon_dp $(qv "SELECT extversion FROM pg_extension WHERE extname = 'anon_dp'") (library of $LIB_MTIME_START$( [ "$(lib_mtime)" != "$LIB_MTIME_START" ] && echo ", replaced on disk at $(lib_mtime) during the run: the server keeps the copy it preloaded at start")), checkout $CHECKOUT_START at the start; shared_buffers $(qv "SHOW shared_buffers"), work_mem $(qv "SHOW work_mem"), jit $(qv "SHOW jit"), max_parallel_workers_per_gather $(qv "SHOW max_parallel_workers_per_gather")"
 echo "- machine: $(nproc) cores shared with other jobs (load average $LOAD_START at start), $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM"
 echo "- ε = $EPS for Tables 3 and 4.  δ = n^(−ε ln n) with n = $N_CUST customers (Q4, Q13): $(qv "SELECT acc.fmt($DELTA_CUST)"), n = $N_SUPP suppliers (Q16, Q21): $(qv "SELECT acc.fmt($DELTA_SUPP)")"
 echo "- relative error of a released value: |released − exact| / |exact|, exact = the plain query (\`bench/tpch/queries/plain/\`, or the same aggregate in plain SQL); \"median rel. error\" = median over all released values of all runs, with a distribution-free 95 % interval for the median (order statistics of ranks n/2 ∓ 0.98 √n)"

@@ -219,6 +219,7 @@ $$;
 CREATE FUNCTION acc.fmt_rate(x float8) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN x IS NULL THEN '-'
+                WHEN abs(x) < 1e-12 THEN '0'
                 WHEN x = 1 THEN '1'
                 WHEN x > 0.99 AND x < 1 THEN round(x::numeric, 2 - floor(log((1 - x)::numeric))::int)::text
                 WHEN x = 0 THEN '0'
