@@ -58,12 +58,3 @@ dp_key_reservoir_offer(dp_key_reservoir *r, uint64_t key)
 	find_max_slot(r);
 	return slot;
 }
-
-void
-dp_key_reservoir_merge(dp_key_reservoir *into, const dp_key_reservoir *from, int64_t *slot_map)
-{
-	int64_t		i;
-
-	for (i = 0; i < from->count; i++)
-		slot_map[i] = dp_key_reservoir_offer(into, from->keys[i]);
-}

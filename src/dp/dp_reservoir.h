@@ -46,13 +46,4 @@ extern void dp_key_reservoir_init(dp_key_reservoir *r, int64_t k, uint64_t *keys
  */
 extern int64_t dp_key_reservoir_offer(dp_key_reservoir *r, uint64_t key);
 
-/*
- * Merge: offer every item of `from` to `into`; slot_map[i] receives the slot
- * that from's slot i went to, or -1 (copy values in increasing i: a later
- * item may take the slot of an earlier one).  For combining partial states
- * of a parallel aggregate; not used by the server yet.
- */
-extern void dp_key_reservoir_merge(dp_key_reservoir *into, const dp_key_reservoir *from,
-								   int64_t *slot_map);
-
 #endif							/* DP_RESERVOIR_H */

@@ -279,6 +279,7 @@ static List *validating_outer = NIL;
 static bool query_unit(Query *query, List *outer, const char *name,
 					   AttrNumber *uid, Oid *uid_type);
 static const char *input_name(Query *query, int rtindex);
+static bool view_unit(Oid relid, AttrNumber *uid, Oid *uid_type);
 static void check_sublinks(level_check *level, List *outer);
 
 static int
@@ -426,13 +427,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 	{
 		case RTE_RELATION:
 			if (rte->relkind == RELKIND_VIEW)
-			{
-				Relation	view = relation_open(rte->relid, AccessShareLock);
-				Query	   *view_query = copyObject(get_view_query(view));
-
-				relation_close(view, AccessShareLock);
-				return query_unit(view_query, NIL, get_rel_name(rte->relid), uid, uid_type);
-			}
+				return view_unit(rte->relid, uid, uid_type);
 			*uid = anon_dp_privacy_unit_column(rte->relid);
 			if (*uid != InvalidAttrNumber)
 			{
@@ -703,7 +698,6 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 {
 	level_check check;
 	ListCell   *lc;
-	int			i;
 
 	check_stack_depth();
 	if (query->commandType != CMD_SELECT)
@@ -770,7 +764,6 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 							uid_column_name(&check, 0), name));
 	}
 
-	i = 0;
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
@@ -781,12 +774,22 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 			*uid_type = exprType((Node *) tle->expr);
 			return true;
 		}
-		i++;
 	}
 	refuse(psprintf("\"%s\" does not select the privacy unit", name),
 		   psprintf("Add %s.%s to the select list of \"%s\".",
 					rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
 					uid_column_name(&check, 0), name));
+}
+
+/* A view is validated through the query it stores (views are self-contained). */
+static bool
+view_unit(Oid relid, AttrNumber *uid, Oid *uid_type)
+{
+	Relation	view = relation_open(relid, AccessShareLock);
+	Query	   *view_query = copyObject(get_view_query(view));
+
+	relation_close(view, AccessShareLock);
+	return query_unit(view_query, NIL, get_rel_name(relid), uid, uid_type);
 }
 
 /*
@@ -803,6 +806,21 @@ typedef struct sublink_check
 	List	   *outer;			/* its enclosing levels */
 } sublink_check;
 
+/*
+ * May an expression subquery read this range table entry freely?  Public
+ * tables and entries that read no table do; WITH queries and views (even
+ * public ones) and every other table do not.
+ */
+static bool
+rte_is_public_or_no_table(RangeTblEntry *rte)
+{
+	if (rte->rtekind == RTE_CTE)
+		return false;
+	if (rte->rtekind != RTE_RELATION)
+		return true;
+	return rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid);
+}
+
 static bool
 reads_private_walker(Node *node, void *context)
 {
@@ -816,10 +834,7 @@ reads_private_walker(Node *node, void *context)
 		{
 			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
-			if (rte->rtekind == RTE_CTE)
-				return true;
-			if (rte->rtekind == RTE_RELATION &&
-				!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
+			if (!rte_is_public_or_no_table(rte))
 				return true;
 		}
 		return query_tree_walker((Query *) node, reads_private_walker, context, 0);
@@ -839,8 +854,7 @@ first_private_name(Query *query)
 
 		if (rte->rtekind == RTE_CTE)
 			return psprintf("WITH query \"%s\"", rte->ctename);
-		if (rte->rtekind == RTE_RELATION &&
-			!(rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid)))
+		if (!rte_is_public_or_no_table(rte))
 			return psprintf("\"%s\"", get_rel_name(rte->relid));
 		if (rte->rtekind == RTE_SUBQUERY && reads_private_walker((Node *) rte->subquery, NULL))
 			return first_private_name(rte->subquery);
@@ -1707,16 +1721,11 @@ range_var_is_private(RangeVar *rv, List *cte_names, bool *is_view)
 		return false;
 	if (get_rel_relkind(relid) == RELKIND_VIEW)
 	{
-		Relation	view = relation_open(relid, AccessShareLock);
-		Query	   *view_query = copyObject(get_view_query(view));
 		AttrNumber	uid;
 		Oid			uid_type;
-		bool		result;
 
-		relation_close(view, AccessShareLock);
-		result = query_unit(view_query, NIL, rv->relname, &uid, &uid_type);
-		*is_view = result;
-		return result;
+		*is_view = view_unit(relid, &uid, &uid_type);
+		return *is_view;
 	}
 	if (anon_dp_privacy_unit_column(relid) == InvalidAttrNumber)
 		return false;
@@ -1941,31 +1950,9 @@ rewrite_select(SelectStmt *select, anon_level *level)
 
 	/* 0. optional per-user row cap on every private table */
 	if (anon_dp_max_rows_contributed > 0)
-	{
-		List	   *cte_names = list_copy(level->outer_cte_names);
-
-		if (select->withClause)
-			foreach(lc, select->withClause->ctes)
-			{
-				CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
-
-				if (IsA(cte->ctequery, SelectStmt))
-					cap_rows_select((SelectStmt *) cte->ctequery, cte_names,
-									typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
-									level->schema);
-				cte_names = lappend(cte_names, makeString(cte->ctename));
-			}
-		foreach(lc, select->fromClause)
-			lfirst(lc) = cap_rows_item(lfirst(lc), cte_names,
-									   typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
-									   level->schema);
-		cap_rows_sublinks(select->whereClause, cte_names,
-						  typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
-						  level->schema);
-		cap_rows_sublinks((Node *) select->fromClause, cte_names,
-						  typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
-						  level->schema);
-	}
+		cap_rows_select(select, level->outer_cte_names,
+						typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
+						level->schema);
 
 	/* 1. per-user aggregation: GROUP BY uid, g */
 	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));

@@ -68,7 +68,6 @@
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \
 	X(key_reservoir_smallest) \
-	X(key_reservoir_merge) \
 	/* secure generator (test_secure.c) */ \
 	X(secure_rng)
 

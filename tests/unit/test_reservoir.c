@@ -142,36 +142,3 @@ test_key_reservoir_smallest(void)
 		CHECK(smaller < K_KEEP, "kept key %d has %d smaller keys", i, smaller);
 	}
 }
-
-/* merging two reservoirs equals offering all their keys to one */
-void
-test_key_reservoir_merge(void)
-{
-	test_rng	r;
-	uint64_t	ka[K_KEEP], kb[K_KEEP], kc[K_KEEP];
-	dp_key_reservoir a, b, c;
-	int64_t		map[K_KEEP];
-	int			i;
-
-	test_rng_stream(&r, 1);
-	dp_key_reservoir_init(&a, K_KEEP, ka);
-	dp_key_reservoir_init(&b, K_KEEP, kb);
-	dp_key_reservoir_init(&c, K_KEEP, kc);
-	for (i = 0; i < 50; i++)
-	{
-		uint64_t	key = test_rng_next(&r);
-
-		dp_key_reservoir_offer(i % 2 ? &a : &b, key);
-		dp_key_reservoir_offer(&c, key);
-	}
-	dp_key_reservoir_merge(&a, &b, map);
-	for (i = 0; i < K_KEEP; i++)
-	{
-		int			j;
-		bool		found = false;
-
-		for (j = 0; j < K_KEEP; j++)
-			found |= ka[i] == kc[j];
-		CHECK(found, "merged reservoir holds key %d that the single reservoir does not", i);
-	}
-}
