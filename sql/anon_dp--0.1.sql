@@ -25,6 +25,11 @@ RETURNS float8 AS 'MODULE_PATHNAME', 'anon_dp_tau_continuous'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- a uniform double in [0, 1) from the CSPRNG (random choice of kept rows)
+-- The access level of this session: 'anonymized' or 'full' (doc/access.md).
+CREATE FUNCTION anon_dp_access_level() RETURNS text
+    AS 'MODULE_PATHNAME', 'anon_dp_access_level'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION anon_dp_random() RETURNS float8
 AS 'MODULE_PATHNAME', 'anon_dp_random' LANGUAGE C VOLATILE PARALLEL SAFE;
 

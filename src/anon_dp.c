@@ -11,7 +11,9 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "access/guard.h"
 #include "access/labels.h"
+#include "access/roles.h"
 #include "dp/dp_params.h"
 #include "dp/dp_sampler.h"
 #include "rewrite/rewriter.h"
@@ -152,8 +154,10 @@ _PG_init(void)
 							0, 0, 1000000,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+	anon_dp_define_access_settings();
 	anon_dp_register_labels();
 	anon_dp_install_rewriter();
+	anon_dp_install_guard();
 
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("anon_dp");

@@ -6,6 +6,9 @@
 #include "access/htup_details.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_attribute.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_proc.h"
+#include "utils/regproc.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/seclabel.h"
@@ -15,6 +18,7 @@
 #include "utils/syscache.h"
 
 #include "access/labels.h"
+#include "access/roles.h"
 
 static char *
 relation_label(Oid relid, int32 attnum)
@@ -80,11 +84,28 @@ check_relabel(const ObjectAddress *object, const char *label)
 	char		relkind;
 	char	   *relname;
 
+	anon_dp_check_label_admin();
+
+	if (object->classId == AuthIdRelationId)
+	{
+		anon_dp_check_role_label(object->objectId, label);
+		return;
+	}
+	if (object->classId == ProcedureRelationId)
+	{
+		if (label != NULL && strcmp(label, ANON_DP_LABEL_TRUSTED) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid anon_dp label \"%s\" for function %s", label,
+							format_procedure(object->objectId)),
+					 errhint("A function label must be 'trusted': it lets anonymized roles call the function on private rows.")));
+		return;
+	}
 	if (object->classId != RelationRelationId)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anon_dp labels apply to tables and their columns only"),
-				 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN table.column IS 'privacy_unit' or ON TABLE table IS 'public'.")));
+				 errmsg("anon_dp labels apply to tables, columns, roles and functions only"),
+				 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN table.column IS 'privacy_unit', ON TABLE table IS 'public', ON ROLE role IS 'anonymized' or ON FUNCTION f(...) IS 'trusted'.")));
 
 	relkind = get_rel_relkind(relid);
 	relname = get_rel_name(relid);
@@ -161,4 +182,17 @@ void
 anon_dp_register_labels(void)
 {
 	register_label_provider(ANON_DP_LABEL_PROVIDER, check_relabel);
+}
+
+bool
+anon_dp_function_is_trusted(Oid funcid)
+{
+	ObjectAddress object;
+	char	   *label;
+
+	object.classId = ProcedureRelationId;
+	object.objectId = funcid;
+	object.objectSubId = 0;
+	label = GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
+	return label != NULL && strcmp(label, ANON_DP_LABEL_TRUSTED) == 0;
 }

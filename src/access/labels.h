@@ -5,6 +5,10 @@
  *       t is private; c identifies the privacy unit (user) owning each row
  *   SECURITY LABEL FOR anon_dp ON TABLE t IS 'public';
  *       t holds no personal data and may be joined freely
+ *   SECURITY LABEL FOR anon_dp ON ROLE r IS 'anonymized';
+ *       r sees private tables only through anonymization queries (roles.h)
+ *   SECURITY LABEL FOR anon_dp ON FUNCTION f(...) IS 'trusted';
+ *       anonymized roles may call f on private rows (guard.c)
  *
  * Labels are the only source of truth; they survive pg_dump / restore.
  */
@@ -24,5 +28,8 @@ extern AttrNumber anon_dp_privacy_unit_column(Oid relid);
 
 /* Whether the relation is labelled 'public'. */
 extern bool anon_dp_relation_is_public(Oid relid);
+
+/* Whether a superuser labelled the function 'trusted' (see access/guard.c). */
+extern bool anon_dp_function_is_trusted(Oid funcid);
 
 #endif							/* ANON_DP_LABELS_H */

@@ -52,6 +52,7 @@
 #include "utils/lsyscache.h"
 
 #include "anon_dp.h"
+#include "access/guard.h"
 #include "access/labels.h"
 #include "dp/dp_params.h"
 #include "rewrite/rewriter.h"
@@ -2064,6 +2065,9 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 	if (prev_post_parse_analyze_hook)
 		prev_post_parse_analyze_hook(pstate, query, jstate);
 
+	/* an anonymized session may not read private rows outside anonymization queries */
+	anon_dp_guard_query(query);
+
 	/* cheap exit: the extension is not installed in this database */
 	context.extension = get_extension_oid("anon_dp", true);
 	if (!OidIsValid(context.extension))
@@ -2134,6 +2138,9 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 	rewritten->stmt_location = query->stmt_location;
 	rewritten->stmt_len = query->stmt_len;
 	*query = *rewritten;
+
+	/* what the anonymization queries read may now be read by anonymized sessions */
+	anon_dp_mark_anonymization_inputs(query);
 }
 
 void

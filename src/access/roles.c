@@ -1,0 +1,172 @@
+/*
+ * roles.c -- access levels of sessions and who may change anon_dp labels.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_authid.h"
+#include "commands/seclabel.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
+
+#include "access/labels.h"
+#include "access/roles.h"
+
+int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
+char	   *anon_dp_label_admin_role = NULL;
+
+static const struct config_enum_entry access_level_options[] = {
+	{"full", ANON_DP_ACCESS_FULL, false},
+	{"anonymized", ANON_DP_ACCESS_ANONYMIZED, false},
+	{NULL, 0, false}
+};
+
+void
+anon_dp_define_access_settings(void)
+{
+	DefineCustomEnumVariable("anon_dp.access_level",
+							 "Lowers this session to anonymized access.",
+							 "'anonymized' makes the session see private tables only through anonymization queries. "
+							 "It cannot raise the level of a role labelled 'anonymized'.",
+							 &anon_dp_access_level_setting,
+							 ANON_DP_ACCESS_FULL, access_level_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomStringVariable("anon_dp.label_admin_role",
+							   "Role whose members may change anon_dp security labels besides superusers.",
+							   "Empty: only superusers may label tables, columns, roles and functions.",
+							   &anon_dp_label_admin_role,
+							   "",
+							   PGC_SUSET, 0,
+							   NULL, NULL, NULL);
+}
+
+bool
+anon_dp_role_is_anonymized(Oid roleid)
+{
+	ObjectAddress object;
+	char	   *label;
+
+	if (!OidIsValid(roleid))
+		return false;
+	object.classId = AuthIdRelationId;
+	object.objectId = roleid;
+	object.objectSubId = 0;
+	label = GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
+	return label != NULL && strcmp(label, ANON_DP_LABEL_ANONYMIZED) == 0;
+}
+
+bool
+anon_dp_session_is_anonymized(void)
+{
+	Oid			session_user;
+	Oid			outer_user;
+	Oid			current_user;
+
+	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
+		return true;
+	/* outside a transaction the catalogs cannot be read; nothing runs there */
+	if (!IsTransactionState() || !IsNormalProcessingMode())
+		return false;
+	session_user = GetSessionUserId();
+	outer_user = GetOuterUserId();
+	current_user = GetUserId();
+	if (anon_dp_role_is_anonymized(session_user))
+		return true;
+	if (outer_user != session_user && anon_dp_role_is_anonymized(outer_user))
+		return true;
+	if (current_user != session_user && current_user != outer_user &&
+		anon_dp_role_is_anonymized(current_user))
+		return true;
+	return false;
+}
+
+void
+anon_dp_check_label_admin(void)
+{
+	Oid			admin;
+
+	if (anon_dp_session_is_anonymized())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to change anon_dp labels: the session is anonymized"),
+				 errhint("Ask a superuser to change the label.")));
+	if (superuser())
+		return;
+	if (anon_dp_label_admin_role != NULL && anon_dp_label_admin_role[0] != '\0')
+	{
+		admin = get_role_oid(anon_dp_label_admin_role, true);
+		if (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin))
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to change anon_dp labels"),
+			 errdetail("Only superusers%s may change anon_dp labels.",
+					   (anon_dp_label_admin_role && anon_dp_label_admin_role[0]) ?
+					   " and members of anon_dp.label_admin_role" : ""),
+			 errhint("Ask a superuser, or have a superuser name a label administrator role: ALTER SYSTEM SET anon_dp.label_admin_role = 'role'.")));
+}
+
+void
+anon_dp_check_role_label(Oid roleid, const char *label)
+{
+	HeapTuple	tuple;
+	Form_pg_authid role;
+	char	   *name;
+
+	if (label == NULL)
+		return;					/* removing the label restores full access */
+	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(roleid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", roleid)));
+	role = (Form_pg_authid) GETSTRUCT(tuple);
+	name = pstrdup(NameStr(role->rolname));
+	if (strcmp(label, ANON_DP_LABEL_ANONYMIZED) != 0)
+	{
+		ReleaseSysCache(tuple);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid anon_dp label \"%s\" for role \"%s\"", label, name),
+				 errhint("A role label must be 'anonymized'; remove it with SECURITY LABEL FOR anon_dp ON ROLE %s IS NULL.",
+						 quote_identifier(name))));
+	}
+	if (role->rolsuper)
+	{
+		ReleaseSysCache(tuple);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("superuser \"%s\" cannot be anonymized", name),
+				 errdetail("A superuser can remove the label and read every table."),
+				 errhint("Label a role without SUPERUSER: ALTER ROLE %s NOSUPERUSER, or create a separate analyst role.",
+						 quote_identifier(name))));
+	}
+	if (role->rolreplication)
+	{
+		ReleaseSysCache(tuple);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("role \"%s\" has REPLICATION and cannot be anonymized", name),
+				 errdetail("A replication connection streams raw rows without running queries."),
+				 errhint("Write ALTER ROLE %s NOREPLICATION first.", quote_identifier(name))));
+	}
+	ReleaseSysCache(tuple);
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_access_level);
+
+/* anon_dp_access_level() -> 'anonymized' or 'full': the level this session has now */
+Datum
+anon_dp_access_level(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(anon_dp_session_is_anonymized() ? "anonymized" : "full"));
+}

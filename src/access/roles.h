@@ -1,0 +1,47 @@
+/*
+ * roles.h -- access levels of sessions.
+ *
+ * A role labelled
+ *     SECURITY LABEL FOR anon_dp ON ROLE analyst IS 'anonymized';
+ * sees private tables only through anonymization queries.  The level of a
+ * session is decided by its session user (and, to be safe, by the role it
+ * has SET ROLE to and the role a SECURITY DEFINER function runs as): any of
+ * them labelled makes the session anonymized.  The setting
+ * anon_dp.access_level may lower a session to 'anonymized', never raise it.
+ */
+#ifndef ANON_DP_ROLES_H
+#define ANON_DP_ROLES_H
+
+#include "postgres.h"
+
+#define ANON_DP_LABEL_ANONYMIZED "anonymized"
+#define ANON_DP_LABEL_TRUSTED "trusted"
+
+typedef enum anon_dp_access_level_kind
+{
+	ANON_DP_ACCESS_FULL,
+	ANON_DP_ACCESS_ANONYMIZED
+} anon_dp_access_level_kind;
+
+extern int	anon_dp_access_level_setting;
+extern char *anon_dp_label_admin_role;
+
+extern void anon_dp_define_access_settings(void);
+
+/* Whether the role carries the 'anonymized' label. */
+extern bool anon_dp_role_is_anonymized(Oid roleid);
+
+/* Whether the current session (or the role it runs as) is anonymized. */
+extern bool anon_dp_session_is_anonymized(void);
+
+/*
+ * Refuses (ERROR) unless the current user may change anon_dp labels: a
+ * superuser, or a member of anon_dp.label_admin_role, in a session that is
+ * not anonymized.
+ */
+extern void anon_dp_check_label_admin(void);
+
+/* Checks a label on a role; NULL removes it. */
+extern void anon_dp_check_role_label(Oid roleid, const char *label);
+
+#endif							/* ANON_DP_ROLES_H */
