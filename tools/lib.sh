@@ -10,7 +10,7 @@ set -euo pipefail
 ANON_DP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
 PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
-PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev python3"
+PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
