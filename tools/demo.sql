@@ -121,4 +121,24 @@ FROM access_logs;
 \set ON_ERROR_STOP off
 SELECT dp_sum(duration_s, 0, duration_s, 1.0, 1) FROM access_logs;
 \set ON_ERROR_STOP on
+
+\echo
+\echo '=== An analyst role: anonymized results only (doc/access.md) ==='
+DROP ROLE IF EXISTS demo_analyst;
+CREATE ROLE demo_analyst;
+GRANT SELECT ON access_logs TO demo_analyst;
+SECURITY LABEL FOR anon_dp ON ROLE demo_analyst IS 'anonymized';
+SET SESSION AUTHORIZATION demo_analyst;
+SELECT current_user, anon_dp_access_level();
+SELECT browser_agent, ANON_COUNT(*) AS visitors
+FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
+\echo 'Raw rows, exact counts and statistics are refused:'
+\set ON_ERROR_STOP off
+SELECT * FROM access_logs LIMIT 3;
+SELECT count(*) FROM access_logs WHERE uid = 424242;
+SELECT most_common_vals FROM pg_stats WHERE tablename = 'access_logs';
+\set ON_ERROR_STOP on
+RESET SESSION AUTHORIZATION;
+DROP OWNED BY demo_analyst;
+DROP ROLE demo_analyst;
 DROP TABLE access_logs;
