@@ -1944,8 +1944,19 @@ rewrite_select(SelectStmt *select, anon_level *level)
 		sub.call_releases = lappend_int(sub.call_releases, release);
 	}
 
-	/* epsilon / (C_u (N + 1)) for each release and for the user count */
-	status = dp_epsilon_share(anon_dp_epsilon, max_groups, list_length(releases), &share);
+	/*
+	 * With GROUP BY: epsilon / (C_u (N + 1)) for each release and for the
+	 * user count.  Without: one partition that exists whatever the data, no
+	 * user count and one per-user row per user, so each release gets
+	 * epsilon / N.
+	 */
+	if (level->grouped)
+		status = dp_epsilon_share(anon_dp_epsilon, max_groups, list_length(releases), &share);
+	else
+	{
+		status = dp_check_epsilon(anon_dp_epsilon);
+		share = anon_dp_epsilon / list_length(releases);
+	}
 	if (status != DP_OK)
 		anon_dp_report_status(status, "this anonymization query", "anon_dp.epsilon");
 

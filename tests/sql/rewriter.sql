@@ -83,6 +83,26 @@ RESET anon_dp.delta;
 RESET anon_dp.max_groups_contributed;
 -- EXPLAIN shows the rewritten plan with the epsilon share and delta baked in
 EXPLAIN (COSTS OFF) SELECT browser, ANON_COUNT(*) FROM visits GROUP BY browser;
+-- the epsilon split: with GROUP BY e/(C_u(N+1)) for each release and the user
+-- count; without GROUP BY (no user count, one row per user) e/N for each release
+SET anon_dp.epsilon = 1.2;
+SET anon_dp.max_groups_contributed = 2;
+CREATE FUNCTION epsilon_shares(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; shares text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query LOOP
+    IF line ~ 'Output: .*dp_' THEN
+      shares := shares || array_to_string(ARRAY(
+        SELECT m[1] FROM regexp_matches(line, '''([0-9.e-]+)''::double precision', 'g') m), ' ');
+    END IF;
+  END LOOP;
+  RETURN shares;
+END $$;
+SELECT epsilon_shares('SELECT ANON_COUNT(*), ANON_SUM(pages, 0, 10) FROM visits') AS ungrouped;
+SELECT epsilon_shares('SELECT browser, ANON_COUNT(*), ANON_SUM(pages, 0, 10) FROM visits GROUP BY browser') AS grouped;
+DROP FUNCTION epsilon_shares(text);
+RESET anon_dp.epsilon;
+RESET anon_dp.max_groups_contributed;
 -- prepared statements: $n in WHERE, custom and generic plans, fresh noise
 PREPARE by_min_pages(int) AS
   SELECT ANON_COUNT(*) AS n FROM visits WHERE pages >= $1;
