@@ -50,9 +50,12 @@ CREATE TABLE acc.run_time (seq bigserial, cfg text, run int, ms float8);
 CREATE TABLE acc.speed (sf text, query text, kind text, run int, ms float8);
 CREATE TABLE acc.paper (item text PRIMARY KEY, val float8);
 
--- the epsilon of each release and of the user count: eps / (C_u (N + 1))
+-- the epsilon of each release (as the rewriter splits it): with GROUP BY
+-- eps / (C_u (N + 1)), also for the user count; without (delta NULL) eps / N
 CREATE FUNCTION acc.eps_share(c acc.cfg) RETURNS float8
-LANGUAGE sql IMMUTABLE AS $$ SELECT c.epsilon / (c.cu * (c.n_agg + 1)) $$;
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN c.delta IS NULL THEN c.epsilon / c.n_agg
+                ELSE c.epsilon / (c.cu * (c.n_agg + 1)) END $$;
 
 CREATE PROCEDURE acc.apply_settings(p_schema text, p_epsilon float8, p_delta float8, p_cu int)
 LANGUAGE plpgsql AS $$
