@@ -202,7 +202,7 @@ function_in_extension(Oid funcid, Oid extension)
 
 /* statistics and sequence counters: refused everywhere */
 static void
-check_hidden_builtin(Oid funcid)
+check_hidden_builtin(Oid funcid, void *unused)
 {
 	char	   *name;
 
@@ -218,13 +218,14 @@ check_hidden_builtin(Oid funcid)
 }
 
 static void
-check_function(Oid funcid, guard_context *cxt)
+check_function(Oid funcid, void *arg)
 {
+	guard_context *cxt = (guard_context *) arg;
 	char	   *name;
 
 	if (!OidIsValid(funcid))
 		return;
-	check_hidden_builtin(funcid);
+	check_hidden_builtin(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
@@ -266,9 +267,50 @@ operator_function(Oid opno, Oid opfuncid)
 	return OidIsValid(opfuncid) ? opfuncid : get_opcode(opno);
 }
 
-/* calls anon_* aggregates at its own level: an anonymization query */
+/* calls check(funcid, arg) for every function the node itself calls */
+static void
+for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg), void *arg)
+{
+	ListCell   *lc;
+
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+			check(((FuncExpr *) node)->funcid, arg);
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			check(operator_function(((OpExpr *) node)->opno, ((OpExpr *) node)->opfuncid), arg);
+			break;
+		case T_ScalarArrayOpExpr:
+			check(operator_function(((ScalarArrayOpExpr *) node)->opno,
+									((ScalarArrayOpExpr *) node)->opfuncid), arg);
+			break;
+		case T_RowCompareExpr:
+			foreach(lc, ((RowCompareExpr *) node)->opnos)
+				check(get_opcode(lfirst_oid(lc)), arg);
+			break;
+		case T_Aggref:
+			check(((Aggref *) node)->aggfnoid, arg);
+			break;
+		case T_WindowFunc:
+			check(((WindowFunc *) node)->winfnoid, arg);
+			break;
+		default:
+			break;
+	}
+}
+
+typedef struct aggregate_search
+{
+	Oid			extension;
+	const char *prefix;			/* "anon_": the analyst's; "dp_": the rewriter's */
+} aggregate_search;
+
+/* calls, at its own level, an aggregate of anon_dp whose name starts with prefix */
 static bool
-anon_aggregate_walker(Node *node, guard_context *cxt)
+extension_aggregate_walker(Node *node, aggregate_search *search)
 {
 	if (node == NULL)
 		return false;
@@ -279,11 +321,22 @@ anon_aggregate_walker(Node *node, guard_context *cxt)
 		Aggref	   *aggref = (Aggref *) node;
 		char	   *name;
 
-		if (aggref->agglevelsup == 0 && function_in_extension(aggref->aggfnoid, cxt->extension) &&
-			(name = get_func_name(aggref->aggfnoid)) != NULL && strncmp(name, "anon_", 5) == 0)
+		if (aggref->agglevelsup == 0 && function_in_extension(aggref->aggfnoid, search->extension) &&
+			(name = get_func_name(aggref->aggfnoid)) != NULL &&
+			strncmp(name, search->prefix, strlen(search->prefix)) == 0)
 			return true;
 	}
-	return expression_tree_walker(node, anon_aggregate_walker, (void *) cxt);
+	return expression_tree_walker(node, extension_aggregate_walker, (void *) search);
+}
+
+static bool
+calls_extension_aggregate(Node *node, Oid extension, const char *prefix)
+{
+	aggregate_search search;
+
+	search.extension = extension;
+	search.prefix = prefix;
+	return extension_aggregate_walker(node, &search);
 }
 
 static bool
@@ -291,8 +344,8 @@ is_anonymization_query(Query *query, guard_context *cxt)
 {
 	if (!query->hasAggs || !OidIsValid(cxt->extension))
 		return false;
-	return anon_aggregate_walker((Node *) query->targetList, cxt) ||
-		anon_aggregate_walker(query->havingQual, cxt);
+	return calls_extension_aggregate((Node *) query->targetList, cxt->extension, "anon_") ||
+		calls_extension_aggregate(query->havingQual, cxt->extension, "anon_");
 }
 
 /* ---- layer 1: the analyzed query of an anonymized session ---- */
@@ -464,53 +517,23 @@ guard_walker(Node *node, guard_context *cxt)
 {
 	if (node == NULL)
 		return false;
-	switch (nodeTag(node))
+	if (IsA(node, Query))
 	{
-		case T_Query:
-			{
-				Query	   *query = (Query *) node;
-				bool		anonymization = is_anonymization_query(query, cxt);
-				Query	   *inner = utility_inner_query(query->utilityStmt);
+		Query	   *query = (Query *) node;
+		bool		anonymization = is_anonymization_query(query, cxt);
+		Query	   *inner = utility_inner_query(query->utilityStmt);
 
-				if (inner != NULL && IsA(inner, Query))
-					guard_walker((Node *) inner, cxt);
-				if (anonymization)
-					cxt->anonymization_depth++;
-				guard_range_table(query, cxt);
-				query_tree_walker(query, guard_walker, (void *) cxt, 0);
-				if (anonymization)
-					cxt->anonymization_depth--;
-				return false;
-			}
-		case T_FuncExpr:
-			check_function(((FuncExpr *) node)->funcid, cxt);
-			break;
-		case T_OpExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-			check_function(operator_function(((OpExpr *) node)->opno, ((OpExpr *) node)->opfuncid), cxt);
-			break;
-		case T_ScalarArrayOpExpr:
-			check_function(operator_function(((ScalarArrayOpExpr *) node)->opno,
-											 ((ScalarArrayOpExpr *) node)->opfuncid), cxt);
-			break;
-		case T_RowCompareExpr:
-			{
-				ListCell   *lc;
-
-				foreach(lc, ((RowCompareExpr *) node)->opnos)
-					check_function(get_opcode(lfirst_oid(lc)), cxt);
-			}
-			break;
-		case T_Aggref:
-			check_function(((Aggref *) node)->aggfnoid, cxt);
-			break;
-		case T_WindowFunc:
-			check_function(((WindowFunc *) node)->winfnoid, cxt);
-			break;
-		default:
-			break;
+		if (inner != NULL && IsA(inner, Query))
+			guard_walker((Node *) inner, cxt);
+		if (anonymization)
+			cxt->anonymization_depth++;
+		guard_range_table(query, cxt);
+		query_tree_walker(query, guard_walker, (void *) cxt, 0);
+		if (anonymization)
+			cxt->anonymization_depth--;
+		return false;
 	}
+	for_each_called_function(node, check_function, cxt);
 	return expression_tree_walker(node, guard_walker, (void *) cxt);
 }
 
@@ -558,24 +581,6 @@ mark_walker(Node *node, void *context)
 	return expression_tree_walker(node, mark_walker, context);
 }
 
-/* the release level of a rewritten query: it calls the dp_* aggregates */
-static bool
-release_aggregate_walker(Node *node, guard_context *cxt)
-{
-	if (node == NULL || IsA(node, Query))
-		return false;
-	if (IsA(node, Aggref))
-	{
-		Aggref	   *aggref = (Aggref *) node;
-		char	   *name;
-
-		if (aggref->agglevelsup == 0 && function_in_extension(aggref->aggfnoid, cxt->extension) &&
-			(name = get_func_name(aggref->aggfnoid)) != NULL && strncmp(name, "dp_", 3) == 0)
-			return true;
-	}
-	return expression_tree_walker(node, release_aggregate_walker, (void *) cxt);
-}
-
 /*
  * A rewritten anonymization query is the level whose FROM holds the release
  * subquery (see rewriter.c): everything below it was validated.
@@ -594,8 +599,9 @@ find_anonymization_walker(Node *node, guard_context *cxt)
 		{
 			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
+			/* the release level calls the dp_* aggregates */
 			if (rte->rtekind == RTE_SUBQUERY && rte->subquery->hasAggs &&
-				release_aggregate_walker((Node *) rte->subquery->targetList, cxt))
+				calls_extension_aggregate((Node *) rte->subquery->targetList, cxt->extension, "dp_"))
 			{
 				mark_walker(node, NULL);
 				return false;
@@ -643,19 +649,7 @@ plan_guard_walker(Node *node, void *context)
 		}
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	switch (nodeTag(node))
-	{
-		case T_FuncExpr:
-			check_hidden_builtin(((FuncExpr *) node)->funcid);
-			break;
-		case T_OpExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-			check_hidden_builtin(operator_function(((OpExpr *) node)->opno, ((OpExpr *) node)->opfuncid));
-			break;
-		default:
-			break;
-	}
+	for_each_called_function(node, check_hidden_builtin, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 
