@@ -5,9 +5,10 @@ DATA = sql/anon_dp--0.1.sql
 PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
-	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o
+	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
+	src/dp/dp_prf.o
 OBJS = src/anon_dp.o src/agg/dp_aggregates.o src/access/labels.o src/access/roles.o src/access/guard.o src/rewrite/rewriter.o \
-	src/bound/pick_aggregate.o src/bound/reservoir_tablesample.o $(DP_OBJS)
+	src/bound/pick_aggregate.o src/bound/partition_bound.o src/bound/reservoir_tablesample.o $(DP_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers

@@ -281,6 +281,40 @@ CREATE AGGREGATE anon_dp_pick(int8, anyelement, int8) (
     FINALFUNC = anon_dp_pick_final, FINALFUNC_EXTRA,
     PARALLEL = SAFE);
 
+-- One-pass per-user aggregation and bounding (src/bound/partition_bound.c):
+-- anon_dp_bound_partitions(secret, C_u, spec, uid, group keys .., values ..)
+-- grouped by user keeps the user's C_u partitions with the smallest keyed
+-- SipHash of (uid, partition) under a secret drawn once per execution by
+-- anon_dp_bounding_secret(), with their per-user partials;
+-- anon_dp_bounded_column(kept, i, NULL::type) returns column i as an array.
+CREATE FUNCTION anon_dp_bounding_secret() RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_bound_partitions_transfn(internal, bytea, int8, text, VARIADIC "any")
+RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_bound_partitions_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_bound_partitions_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION anon_dp_bound_partitions_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- SSPACE: the state of a user with C_u = 1 and a few columns is about 200 bytes
+CREATE AGGREGATE anon_dp_bound_partitions(bytea, int8, text, VARIADIC "any") (
+    SFUNC = anon_dp_bound_partitions_transfn, STYPE = internal, SSPACE = 256,
+    FINALFUNC = anon_dp_bound_partitions_serialize,
+    COMBINEFUNC = anon_dp_bound_partitions_combine,
+    SERIALFUNC = anon_dp_bound_partitions_serialize,
+    DESERIALFUNC = anon_dp_bound_partitions_deserialize,
+    PARALLEL = SAFE);
+CREATE FUNCTION anon_dp_bounded_column(bytea, int4, anyelement) RETURNS anyarray
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- anon_dp_bound_witness(g) FILTER (WHERE false): a NULL of g's type, which
+-- tells anon_dp_bounded_column the type of a GROUP BY key; never runs
+CREATE FUNCTION anon_dp_bound_witness_transfn(anyelement, anyelement) RETURNS anyelement
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE anon_dp_bound_witness(anyelement) (
+    SFUNC = anon_dp_bound_witness_transfn, STYPE = anyelement,
+    COMBINEFUNC = anon_dp_bound_witness_transfn, PARALLEL = SAFE);
+
 -- TABLESAMPLE anon_reservoir(n): at most n rows of each privacy unit of a
 -- private table, chosen uniformly at random at every scan
 CREATE FUNCTION anon_reservoir(internal) RETURNS tsm_handler
@@ -294,7 +328,7 @@ AS 'MODULE_PATHNAME', 'anon_dp_reservoir_handler' LANGUAGE C STRICT;
 --------------------------------------------------------------------------
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
 WHERE prokind = 'a'
-  AND proname <> 'anon_dp_pick'   -- deterministic given its keys
+  AND proname NOT IN ('anon_dp_pick', 'anon_dp_bound_partitions', 'anon_dp_bound_witness')   -- deterministic
   AND oid IN (SELECT objid FROM pg_catalog.pg_depend
               WHERE classid = 'pg_catalog.pg_proc'::regclass
                 AND refclassid = 'pg_catalog.pg_extension'::regclass

@@ -190,6 +190,7 @@ extension_function_is_internal(const char *name)
 	return strncmp(name, "dp_", 3) == 0 ||
 		strncmp(name, "anon_dp_requires_rewrite", 24) == 0 ||
 		strncmp(name, "anon_dp_pick", 12) == 0 ||
+		strncmp(name, "anon_dp_bound", 13) == 0 ||
 		strcmp(name, "anon_dp_random_key") == 0;
 }
 

@@ -50,6 +50,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "anon_dp.h"
 #include "access/guard.h"
@@ -93,6 +94,7 @@ typedef struct anon_level
 	char	   *schema;			/* schema of the anon_dp functions */
 	bool		grouped;
 	bool		pick_groups;	/* group keys can go through anon_dp_pick */
+	bool		one_pass;		/* group keys can go through anon_dp_bound_partitions */
 	List	   *outer_cte_names;	/* String: WITH queries of enclosing levels */
 } anon_level;
 
@@ -1143,6 +1145,43 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 		if (!OidIsValid(get_array_type(type)) || get_typtype(type) == TYPTYPE_DOMAIN)
 			level->pick_groups = false;
 	}
+
+	/*
+	 * The one-pass bounding hashes and compares group keys with their type's
+	 * default hash and equality, which must be GROUP BY's own, and carries
+	 * them in binary form.
+	 */
+	level->one_pass = level->pick_groups;
+	foreach(lc, query->groupClause)
+	{
+		SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
+		Oid			type = exprType((Node *) tle->expr);
+		TypeCacheEntry *tc;
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+		char		typdelim;
+		Oid			ioparam;
+		Oid			send;
+		Oid			recv;
+
+		if (!level->one_pass || IsA(tle->expr, Const))
+			continue;
+		tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
+		if (!OidIsValid(tc->eq_opr) || tc->eq_opr != sgc->eqop ||
+			!OidIsValid(tc->hash_extended_proc))
+		{
+			level->one_pass = false;
+			continue;
+		}
+		get_type_io_data(type, IOFunc_send, &typlen, &typbyval, &typalign, &typdelim,
+						 &ioparam, &send);
+		get_type_io_data(type, IOFunc_receive, &typlen, &typbyval, &typalign, &typdelim,
+						 &ioparam, &recv);
+		if (!OidIsValid(send) || !OidIsValid(recv))
+			level->one_pass = false;
+	}
 	return level;
 }
 
@@ -1660,6 +1699,158 @@ pick_per_user_rows(SelectStmt *per_user, Node *source, int ngroups, int npartial
 	return subselect(bounded, "anon_bounded");
 }
 
+/* the letter of a per-user partial in anon_dp_bound_partitions' spec, and its argument */
+static char
+one_pass_partial(anon_call *call, FuncCall *fc, Node **arg, const char **type)
+{
+	Node	   *value = fc->agg_star ? NULL : copyObject(linitial(fc->args));
+
+	*arg = NULL;
+	*type = "float8";
+	switch (call->kind)
+	{
+		case ANON_COUNT_STAR:
+			*type = "int8";
+			return 'n';
+		case ANON_COUNT:
+		case ANON_COUNT_BOUNDED:
+			*arg = value;
+			*type = "int8";
+			return 'c';
+		case ANON_SUM:
+			if (call->value_type == FLOAT8OID)
+			{
+				*arg = cast(value, "float8");
+				return 'f';
+			}
+			*type = call->value_type == INT8OID || call->value_type == NUMERICOID ?
+				"numeric" : "int8";
+			if (call->value_type == NUMERICOID)
+			{
+				*arg = cast(value, "numeric");
+				return 'm';
+			}
+			*arg = cast(value, "int8");
+			return call->value_type == INT8OID ? 'b' : 'i';
+		case ANON_MIN:
+			*arg = cast(value, "float8");
+			return 'l';
+		case ANON_MAX:
+			*arg = cast(value, "float8");
+			return 'h';
+		case ANON_AVG:
+		case ANON_VAR:
+		case ANON_STDDEV:
+		case ANON_NTILE:
+		case ANON_MEDIAN:
+			*arg = cast(value, "float8");
+			return 'a';
+	}
+	return '?';
+}
+
+/*
+ * Per-user aggregation and contribution bounding in one pass: the rows are
+ * grouped by user only, and anon_dp_bound_partitions keeps each user's C_u
+ * partitions with the smallest keyed hashes of (user, partition), with their
+ * per-user partials (src/bound/partition_bound.c).  The key is drawn once per
+ * execution by an uncorrelated subquery (an initplan, shared with parallel
+ * workers).  Each GROUP BY key also gets a type witness, an aggregate that
+ * never runs (FILTER (WHERE false)) and whose NULL result has the key's type,
+ * so that anon_dp_bounded_column can return the key with its own type.
+ */
+static Node *
+one_pass_per_user_rows(SelectStmt *per_user, Node *uid, List *group_exprs, List *releases,
+					   List *release_calls, int64 max_groups, const char *schema)
+{
+	SelectStmt *bounded = makeNode(SelectStmt);
+	SelectStmt *secret = makeNode(SelectStmt);
+	SubLink    *secret_link = makeNode(SubLink);
+	StringInfoData spec;
+	List	   *args = NIL;
+	ListCell   *lc;
+	ListCell   *lc2;
+	int			column = 0;
+	int			i;
+
+	initStringInfo(&spec);
+	secret->targetList = list_make1(res_target(NULL, func_call(schema, "anon_dp_bounding_secret", NIL)));
+	secret_link->subLinkType = EXPR_SUBLINK;
+	secret_link->subselect = (Node *) secret;
+	secret_link->location = -1;
+
+	per_user->targetList = NIL;
+	i = 0;
+	foreach(lc, group_exprs)
+	{
+		Node	   *g = lfirst(lc);
+		char	   *name = psprintf("anon_group_%d", i);
+
+		if (IsA(g, A_Const))
+		{
+			/* a constant is the same for every pair: it stays in the query */
+			bounded->targetList = lappend(bounded->targetList, res_target(name, copyObject(g)));
+		}
+		else
+		{
+			FuncCall   *witness = (FuncCall *) func_call(schema, "anon_dp_bound_witness",
+														 list_make1(copyObject(g)));
+			char	   *witness_name = psprintf("anon_type_%d", i);
+
+			witness->agg_filter = typed_const("false", "bool");
+			per_user->targetList = lappend(per_user->targetList, res_target(witness_name, (Node *) witness));
+			appendStringInfoChar(&spec, 'g');
+			args = lappend(args, copyObject(g));
+			bounded->targetList =
+				lappend(bounded->targetList,
+						res_target(name, func_call(NULL, "unnest",
+												   list_make1(func_call(schema, "anon_dp_bounded_column",
+																		list_make3(column_ref("anon_per_user", "anon_bound"),
+																				   typed_const(psprintf("%d", column), "int4"),
+																				   column_ref("anon_per_user", witness_name)))))));
+			column++;
+		}
+		i++;
+	}
+	i = 0;
+	forboth(lc, releases, lc2, release_calls)
+	{
+		Node	   *arg;
+		const char *type;
+		char		letter = one_pass_partial((anon_call *) lfirst(lc2), (FuncCall *) lfirst(lc),
+											  &arg, &type);
+		A_Const    *null_const = makeNode(A_Const);
+
+		null_const->isnull = true;
+		null_const->location = -1;
+		appendStringInfoChar(&spec, letter);
+		if (arg)
+			args = lappend(args, arg);
+		bounded->targetList =
+			lappend(bounded->targetList,
+					res_target(psprintf("anon_partial_%d", i),
+							   func_call(NULL, "unnest",
+										 list_make1(func_call(schema, "anon_dp_bounded_column",
+															  list_make3(column_ref("anon_per_user", "anon_bound"),
+																		 typed_const(psprintf("%d", column), "int4"),
+																		 cast((Node *) null_const, type)))))));
+		column++;
+		i++;
+	}
+	per_user->targetList =
+		lcons(res_target("anon_bound",
+						 func_call(schema, "anon_dp_bound_partitions",
+								   list_concat(list_make4((Node *) secret_link,
+														  typed_const(psprintf(INT64_FORMAT, max_groups), "int8"),
+														  string_const(spec.data),
+														  copyObject(uid)),
+											   args))),
+			  per_user->targetList);
+	per_user->groupClause = list_make1(copyObject(uid));
+	bounded->fromClause = list_make1(subselect(per_user, "anon_per_user"));
+	return subselect(bounded, "anon_bounded");
+}
+
 /*
  * Contribution bounding through a sort: row_number() over each user's rows
  * in random order.  Used when a GROUP BY key cannot be put in an array (a
@@ -1966,6 +2157,16 @@ rewrite_select(SelectStmt *select, anon_level *level)
 						typed_const(psprintf("%d", anon_dp_max_rows_contributed), "int8"),
 						level->schema);
 
+	per_user->fromClause = select->fromClause;
+	per_user->whereClause = select->whereClause;
+	if (level->grouped && level->one_pass)
+	{
+		/* 1 and 2 together: GROUP BY uid, at most C_u partitions per user */
+		source = one_pass_per_user_rows(per_user, uid, group_exprs, releases, release_calls,
+										max_groups, level->schema);
+		goto released;
+	}
+
 	/* 1. per-user aggregation: GROUP BY uid, g */
 	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));
 	i = 0;
@@ -1997,6 +2198,7 @@ rewrite_select(SelectStmt *select, anon_level *level)
 	else if (level->grouped)
 		source = rank_per_user_rows(source, max_groups, level->schema);
 
+released:
 	/* 3. cross-user DP aggregation, with the noisy user count */
 	i = 0;
 	foreach(lc, group_exprs)

@@ -68,6 +68,9 @@
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \
 	X(key_reservoir_smallest) \
+	/* keyed PRF of the one-pass bounding (test_prf.c) */ \
+	X(siphash_vectors) \
+	X(prf_uniform_subsets) \
 	/* secure generator (test_secure.c) */ \
 	X(secure_rng)
 

@@ -1,0 +1,1235 @@
+/*
+ * partition_bound.c -- per-user aggregation and contribution bounding in one
+ * pass over the rows (doc/rewriter.md, step 2).
+ *
+ * The rewriter groups the rows of an anonymization query by privacy unit
+ * only and calls, for each user,
+ *
+ *     anon_dp_bound_partitions(secret, C_u, spec, uid, g_1 .. g_k, values ..)
+ *
+ * which keeps the user's C_u partitions (distinct g_1 .. g_k) that have the
+ * smallest keys, where the key of a (user, partition) pair is
+ *
+ *     SipHash-2-4(secret; hash(uid) || hash(g_1) || .. || hash(g_k))
+ *
+ * with `secret` 16 bytes from the CSPRNG drawn once per execution (an
+ * initplan) and hash() each type's own extended hash function (the one hash
+ * aggregation uses, so equal values under the GROUP BY equality hash alike),
+ * seeded from the secret.  Every row of a pair has the pair's key, so the
+ * aggregate needs no prior GROUP BY uid, g: a row whose key is above the
+ * C_u-th smallest key seen so far for its user is dropped at once, a row of
+ * a kept pair updates that pair's per-user partials (count, sum, avg, min,
+ * max), and a new pair with a smaller key evicts the largest.  A pair whose
+ * key ends among the C_u smallest was admitted at its first row and never
+ * evicted, so its partials are complete.  Keys of distinct pairs are
+ * independent and uniform to anyone without the secret, so each
+ * min(C_u, n)-subset of a user's n partitions is kept with the same
+ * probability, afresh at each execution; a key collision between two
+ * partitions of one user (probability about n^2 / 2^65) is resolved by the
+ * type's equality, the earlier partition first.
+ *
+ * Memory is O(C_u) per user, where the two-step form (GROUP BY uid, g, then
+ * a reservoir per user) holds one row per (user, partition) pair.
+ *
+ * The result is a bytea holding the kept pairs; anon_dp_bounded_column(blob,
+ * i, NULL::type) returns column i of the kept pairs as an array and unnest()
+ * turns the arrays back into at most C_u rows per user.  The same form is
+ * the serialized state of parallel aggregation (combine merges two states of
+ * one user: workers share the secret through the initplan, so a pair has the
+ * same key in every worker).  Values travel in their types' binary send
+ * format and are read back with the receive functions, which validate their
+ * input: a hand-made bytea cannot make the extraction read memory it should
+ * not.
+ *
+ * The spec is a text constant written by the rewriter, one letter per
+ * output column, in the order of the arguments after uid:
+ *
+ *   g  GROUP BY value (any type with hash and equality)  -> that type
+ *   n  count(*), no argument                              -> bigint
+ *   c  count(value), non-NULL values                      -> bigint
+ *   i  sum of a bigint argument, as sum(integer)          -> bigint
+ *   b  sum of a bigint argument, as sum(bigint)           -> numeric
+ *   m  sum of a numeric argument                          -> numeric
+ *   f  sum of a double precision argument                 -> double precision
+ *   a  avg of a double precision argument                 -> double precision
+ *   l  min of a double precision argument                 -> double precision
+ *   h  max of a double precision argument                 -> double precision
+ */
+#include "postgres.h"
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/typcache.h"
+
+#include "dp/dp_prf.h"
+#include "dp/dp_rng.h"
+
+#define BOUND_MAGIC 0x41445042	/* "ADPB" */
+#define BOUND_VERSION 1
+#define BOUND_MAX_KEEP 1000000	/* anon_dp.max_groups_contributed's maximum */
+#define BOUND_MAX_COLUMNS 1000
+#define BOUND_FIRST_VALUE_ARG 5 /* state, secret, keep, spec, uid */
+
+typedef struct bound_column
+{
+	char		kind;			/* a letter of the spec */
+	int			argno;			/* argument holding its value, -1 for count(*) */
+	Oid			type;			/* type of the value read (group: the key's type) */
+	Oid			collation;
+	/* GROUP BY values only */
+	int16		typlen;
+	bool		typbyval;
+	FmgrInfo	hash;			/* extended hash function */
+	FmgrInfo	eq;				/* equality */
+	FmgrInfo	send;
+	FmgrInfo	recv;
+	Oid			ioparam;
+} bound_column;
+
+typedef struct bound_layout
+{
+	int64		keep;			/* C_u */
+	int			ncolumns;
+	int			ngroups;
+	bound_column *columns;
+	Oid			uid_collation;
+	FmgrInfo	uid_hash;
+	bool		has_uid_hash;
+	char	   *header;			/* the serialized header, for deserialization */
+	int			header_len;
+} bound_layout;
+
+/* one column of one kept pair */
+typedef struct bound_cell
+{
+	bool		present;		/* group: value not NULL; partial: has a value */
+	bool		wide;			/* 'b': the sum overflowed bigint, see datum */
+	int64		count;			/* n, c, i, non-wide b; rows of a */
+	double		real;			/* f, a (sum), l, h */
+	Datum		datum;			/* g value, m sum, wide b sum */
+} bound_cell;
+
+typedef struct bound_state
+{
+	bound_layout *layout;
+	uint8		secret[DP_PRF_KEY_BYTES];
+	uint64		seed;			/* of the types' hash functions */
+	uint64		uid_hash;
+	int64		count;			/* pairs held */
+	int64		allocated;
+	uint64	   *keys;			/* ascending */
+	bound_cell **cells;			/* cells[i]: ncolumns cells of pair i */
+} bound_state;
+
+/* 16 bytes from the CSPRNG: the key of one execution's bounding */
+PG_FUNCTION_INFO_V1(anon_dp_bounding_secret);
+Datum
+anon_dp_bounding_secret(PG_FUNCTION_ARGS)
+{
+	bytea	   *secret = palloc(VARHDRSZ + DP_PRF_KEY_BYTES);
+	uint64		words[2];
+
+	words[0] = dp_rng_u64(dp_rng_secure());
+	words[1] = dp_rng_u64(dp_rng_secure());
+	SET_VARSIZE(secret, VARHDRSZ + DP_PRF_KEY_BYTES);
+	memcpy(VARDATA(secret), words, DP_PRF_KEY_BYTES);
+	PG_RETURN_BYTEA_P(secret);
+}
+
+/* ---- layout: the spec and the types, built once per aggregate call site ---- */
+
+static void
+bad_spec(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("anon_dp_bound_partitions: invalid column specification"),
+			 errdetail("%s", detail),
+			 errhint("anon_dp_bound_partitions is written by the anonymization rewriter; write ANON_* aggregates instead.")));
+}
+
+static Oid
+kind_value_type(char kind)
+{
+	switch (kind)
+	{
+		case 'n':
+		case 'c':
+		case 'i':
+			return INT8OID;
+		case 'b':
+		case 'm':
+			return NUMERICOID;
+		case 'f':
+		case 'a':
+		case 'l':
+		case 'h':
+			return FLOAT8OID;
+	}
+	return InvalidOid;
+}
+
+/* the type the argument of a partial must have (InvalidOid: any) */
+static Oid
+kind_argument_type(char kind)
+{
+	switch (kind)
+	{
+		case 'i':
+		case 'b':
+			return INT8OID;
+		case 'm':
+			return NUMERICOID;
+		case 'f':
+		case 'a':
+		case 'l':
+		case 'h':
+			return FLOAT8OID;
+	}
+	return InvalidOid;
+}
+
+/* hash, equality and binary I/O of a GROUP BY column's type */
+static void
+setup_group_column(bound_column *col, MemoryContext context)
+{
+	TypeCacheEntry *tc = lookup_type_cache(col->type,
+										   TYPECACHE_EQ_OPR_FINFO |
+										   TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+	Oid			send;
+	Oid			recv;
+	bool		varlena;
+
+	if (!OidIsValid(tc->eq_opr_finfo.fn_oid) || !OidIsValid(tc->hash_extended_proc_finfo.fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("anon_dp_bound_partitions: type %s has no equality or hash function",
+						format_type_be(col->type))));
+	getTypeBinaryOutputInfo(col->type, &send, &varlena);
+	getTypeBinaryInputInfo(col->type, &recv, &col->ioparam);
+	fmgr_info_copy(&col->eq, &tc->eq_opr_finfo, context);
+	fmgr_info_copy(&col->hash, &tc->hash_extended_proc_finfo, context);
+	fmgr_info_cxt(send, &col->send, context);
+	fmgr_info_cxt(recv, &col->recv, context);
+	get_typlenbyval(col->type, &col->typlen, &col->typbyval);
+}
+
+static void
+build_header(bound_layout *layout)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	pq_sendint32(&buf, BOUND_MAGIC);
+	pq_sendint32(&buf, BOUND_VERSION);
+	pq_sendint64(&buf, layout->keep);
+	pq_sendint32(&buf, layout->ncolumns);
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		pq_sendbyte(&buf, layout->columns[i].kind);
+		pq_sendint32(&buf, layout->columns[i].kind == 'g' ? layout->columns[i].type : InvalidOid);
+		pq_sendint32(&buf, layout->columns[i].collation);
+	}
+	layout->header = buf.data;
+	layout->header_len = buf.len;
+}
+
+static int64
+checked_keep(int64 keep)
+{
+	if (keep < 1 || keep > BOUND_MAX_KEEP)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anon_dp_bound_partitions: the number of partitions to keep must be between 1 and %d, not " INT64_FORMAT,
+						BOUND_MAX_KEEP, keep),
+				 errhint("Set anon_dp.max_groups_contributed to a value in that range.")));
+	return keep;
+}
+
+/* the collation of argument argno (0 = the first after the state) of the call */
+static Oid
+argument_collation(Aggref *aggref, int argno)
+{
+	if (aggref == NULL || argno >= list_length(aggref->args))
+		return InvalidOid;
+	return exprCollation((Node *) ((TargetEntry *) list_nth(aggref->args, argno))->expr);
+}
+
+/*
+ * The layout of the transition function's call site, from its spec (one
+ * letter per output column) and its arguments' types and collations (each
+ * GROUP BY value is hashed and compared under its own collation, as GROUP
+ * BY does).
+ */
+static bound_layout *
+layout_from_call(FunctionCallInfo fcinfo)
+{
+	MemoryContext context = fcinfo->flinfo->fn_mcxt;
+	MemoryContext old;
+	bound_layout *layout;
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	char	   *spec;
+	int			argno = BOUND_FIRST_VALUE_ARG;
+	int			n;
+
+	if (fcinfo->flinfo->fn_extra)
+		return (bound_layout *) fcinfo->flinfo->fn_extra;
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		bad_spec("the number of partitions to keep and the specification must not be NULL");
+
+	old = MemoryContextSwitchTo(context);
+	layout = palloc0(sizeof(bound_layout));
+	layout->keep = checked_keep(PG_GETARG_INT64(2));
+	spec = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	if (strlen(spec) > BOUND_MAX_COLUMNS)
+		bad_spec("too many columns");
+	layout->ncolumns = (int) strlen(spec);
+	layout->columns = palloc0(sizeof(bound_column) * Max(layout->ncolumns, 1));
+	for (n = 0; n < layout->ncolumns; n++)
+	{
+		bound_column *col = &layout->columns[n];
+		Oid			want;
+
+		col->kind = spec[n];
+		if (col->kind == 'n')
+		{
+			col->argno = -1;
+			col->type = INT8OID;
+			continue;
+		}
+		if (col->kind != 'g' && !OidIsValid(kind_value_type(col->kind)))
+			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
+		if (argno >= PG_NARGS())
+			bad_spec("fewer arguments than columns");
+		col->argno = argno++;
+		col->type = get_fn_expr_argtype(fcinfo->flinfo, col->argno);
+		if (!OidIsValid(col->type))
+			bad_spec("cannot determine the argument types");
+		want = kind_argument_type(col->kind);
+		if (OidIsValid(want) && col->type != want)
+			bad_spec(psprintf("column %d (\"%c\") takes %s, not %s", n + 1, col->kind,
+							  format_type_be(want), format_type_be(col->type)));
+		if (col->kind == 'g')
+		{
+			col->collation = argument_collation(aggref, col->argno - 1);
+			setup_group_column(col, context);
+			layout->ngroups++;
+		}
+		else if (col->kind != 'c')
+			col->type = kind_value_type(col->kind);
+	}
+	if (argno != PG_NARGS())
+		bad_spec("more arguments than columns");
+	{
+		Oid			uid_type = get_fn_expr_argtype(fcinfo->flinfo, 4);
+		TypeCacheEntry *tc = OidIsValid(uid_type) ?
+			lookup_type_cache(uid_type, TYPECACHE_HASH_EXTENDED_PROC_FINFO) : NULL;
+
+		if (tc == NULL || !OidIsValid(tc->hash_extended_proc_finfo.fn_oid))
+			bad_spec("the privacy unit's type has no hash function");
+		fmgr_info_copy(&layout->uid_hash, &tc->hash_extended_proc_finfo, context);
+		layout->uid_collation = argument_collation(aggref, 3);
+		layout->has_uid_hash = true;
+	}
+	build_header(layout);
+	MemoryContextSwitchTo(old);
+	fcinfo->flinfo->fn_extra = layout;
+	return layout;
+}
+
+/*
+ * Readers of a blob that fail with a clear error, not the protocol error
+ * of pq_getmsg*, when a hand-made value is too short.
+ */
+static void
+blob_need(StringInfo buf, int n)
+{
+	if (n < 0 || buf->len - buf->cursor < n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: truncated value of anon_dp_bound_partitions")));
+}
+
+static int32
+blob_int32(StringInfo buf)
+{
+	blob_need(buf, 4);
+	return (int32) pq_getmsgint(buf, 4);
+}
+
+static int64
+blob_int64(StringInfo buf)
+{
+	blob_need(buf, 8);
+	return pq_getmsgint64(buf);
+}
+
+static int
+blob_byte(StringInfo buf)
+{
+	blob_need(buf, 1);
+	return pq_getmsgbyte(buf);
+}
+
+static float8
+blob_float8(StringInfo buf)
+{
+	blob_need(buf, 8);
+	return pq_getmsgfloat8(buf);
+}
+
+/* the layout written at the start of a blob; cached per call site */
+static bound_layout *
+layout_from_blob(FunctionCallInfo fcinfo, StringInfo buf)
+{
+	bound_layout *cached = (bound_layout *) fcinfo->flinfo->fn_extra;
+	MemoryContext old;
+	bound_layout *layout;
+	int			start = buf->cursor;
+	int			n;
+	int			i;
+
+	if (cached && buf->len - buf->cursor >= cached->header_len &&
+		memcmp(buf->data + buf->cursor, cached->header, cached->header_len) == 0)
+	{
+		buf->cursor += cached->header_len;
+		return cached;
+	}
+	if (blob_int32(buf) != BOUND_MAGIC || blob_int32(buf) != BOUND_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: not a value of anon_dp_bound_partitions")));
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	layout = palloc0(sizeof(bound_layout));
+	layout->keep = checked_keep(blob_int64(buf));
+	n = blob_int32(buf);
+	if (n < 0 || n > BOUND_MAX_COLUMNS)
+		bad_spec("too many columns");
+	layout->ncolumns = n;
+	layout->columns = palloc0(sizeof(bound_column) * Max(n, 1));
+	for (i = 0; i < n; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		col->kind = (char) blob_byte(buf);
+		col->type = (Oid) blob_int32(buf);
+		col->collation = (Oid) blob_int32(buf);
+		if (col->kind == 'g')
+		{
+			if (!OidIsValid(col->type))
+				bad_spec("no type for a GROUP BY column");
+			setup_group_column(col, fcinfo->flinfo->fn_mcxt);
+			layout->ngroups++;
+		}
+		else if (OidIsValid(kind_value_type(col->kind)))
+			col->type = kind_value_type(col->kind);
+		else
+			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
+	}
+	layout->header_len = buf->cursor - start;
+	layout->header = palloc(layout->header_len);
+	memcpy(layout->header, buf->data + start, layout->header_len);
+	MemoryContextSwitchTo(old);
+	fcinfo->flinfo->fn_extra = layout;
+	return layout;
+}
+
+/* ---- state ---- */
+
+static bound_state *
+state_create(bound_layout *layout, MemoryContext context)
+{
+	bound_state *state = MemoryContextAllocZero(context, sizeof(bound_state));
+
+	state->layout = layout;
+	state->allocated = Min(layout->keep, 4);
+	state->keys = MemoryContextAlloc(context, sizeof(uint64) * state->allocated);
+	state->cells = MemoryContextAlloc(context, sizeof(bound_cell *) * state->allocated);
+	return state;
+}
+
+static void
+cells_release(bound_layout *layout, bound_cell *cells)
+{
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+		bool		byref = col->kind == 'g' ? !col->typbyval :
+			(col->kind == 'm' || (col->kind == 'b' && cells[i].wide));
+
+		if (byref && cells[i].present && DatumGetPointer(cells[i].datum) != NULL)
+			pfree(DatumGetPointer(cells[i].datum));
+		cells[i].present = false;
+		cells[i].wide = false;
+		cells[i].count = 0;
+		cells[i].real = 0;
+		cells[i].datum = (Datum) 0;
+	}
+}
+
+/*
+ * Room for a pair at position pos (keys ascending; pairs with equal keys in
+ * arrival order); returns its cells, empty, or NULL when the state is full
+ * and pos is past the end.  A full state drops its largest pair.
+ */
+static bound_cell *
+state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext context)
+{
+	bound_layout *layout = state->layout;
+	bound_cell *cells;
+
+	if (state->count == layout->keep)
+	{
+		if (pos >= state->count)
+			return NULL;
+		cells = state->cells[--state->count];
+		cells_release(layout, cells);
+	}
+	else
+	{
+		if (state->count == state->allocated)
+		{
+			int64		size = Min(state->allocated * 2, layout->keep);
+
+			state->keys = repalloc(state->keys, sizeof(uint64) * size);
+			state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
+			state->allocated = size;
+		}
+		cells = MemoryContextAllocZero(context, sizeof(bound_cell) * Max(layout->ncolumns, 1));
+	}
+	memmove(&state->keys[pos + 1], &state->keys[pos], sizeof(uint64) * (state->count - pos));
+	memmove(&state->cells[pos + 1], &state->cells[pos], sizeof(bound_cell *) * (state->count - pos));
+	state->keys[pos] = key;
+	state->cells[pos] = cells;
+	state->count++;
+	return cells;
+}
+
+/* first position whose key is >= key */
+static int64
+state_lower_bound(bound_state *state, uint64 key)
+{
+	int64		lo = 0;
+	int64		hi = state->count;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (state->keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool
+groups_equal(bound_layout *layout, bound_cell *cells, const Datum *values, const bool *nulls)
+{
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		if (col->kind != 'g')
+			continue;
+		if (cells[i].present != !nulls[i])
+			return false;
+		if (cells[i].present &&
+			!DatumGetBool(FunctionCall2Coll(&col->eq, col->collation, cells[i].datum, values[i])))
+			return false;
+	}
+	return true;
+}
+
+/* ---- partials ---- */
+
+static Datum
+numeric_plus(Datum a, Datum b, MemoryContext context)
+{
+	Datum		sum = DirectFunctionCall2(numeric_add, a, b);
+	MemoryContext old = MemoryContextSwitchTo(context);
+	Datum		copy = datumCopy(sum, false, -1);
+
+	MemoryContextSwitchTo(old);
+	return copy;
+}
+
+static void
+replace_numeric(bound_cell *cell, Datum value)
+{
+	if (DatumGetPointer(cell->datum) != NULL)
+		pfree(DatumGetPointer(cell->datum));
+	cell->datum = value;
+}
+
+/* add a bigint to a 'b' cell: bigint while it fits, numeric after */
+static void
+add_bigint(bound_cell *cell, int64 value, MemoryContext context)
+{
+	int64		sum;
+
+	if (!cell->present)
+	{
+		cell->present = true;
+		cell->count = value;
+		return;
+	}
+	if (!cell->wide && !pg_add_s64_overflow(cell->count, value, &sum))
+	{
+		cell->count = sum;
+		return;
+	}
+	if (!cell->wide)
+	{
+		MemoryContext old = MemoryContextSwitchTo(context);
+
+		cell->datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
+		MemoryContextSwitchTo(old);
+		cell->wide = true;
+	}
+	replace_numeric(cell, numeric_plus(cell->datum,
+									   DirectFunctionCall1(int8_numeric, Int64GetDatum(value)),
+									   context));
+}
+
+/* fold one non-NULL argument value (or one row, for 'n') into a partial */
+static void
+accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext context)
+{
+	switch (col->kind)
+	{
+		case 'n':
+		case 'c':
+			cell->count++;
+			break;
+		case 'i':
+			if (cell->present && pg_add_s64_overflow(cell->count, DatumGetInt64(value), &cell->count))
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("bigint out of range")));
+			if (!cell->present)
+				cell->count = DatumGetInt64(value);
+			cell->present = true;
+			break;
+		case 'b':
+			add_bigint(cell, DatumGetInt64(value), context);
+			break;
+		case 'm':
+			if (cell->present)
+				replace_numeric(cell, numeric_plus(cell->datum, value, context));
+			else
+			{
+				MemoryContext old = MemoryContextSwitchTo(context);
+
+				cell->datum = datumCopy(value, false, -1);
+				MemoryContextSwitchTo(old);
+			}
+			cell->present = true;
+			break;
+		case 'f':
+			cell->real = cell->present ? float8_pl(cell->real, DatumGetFloat8(value)) :
+				DatumGetFloat8(value);
+			cell->present = true;
+			break;
+		case 'a':
+			cell->real = cell->present ? float8_pl(cell->real, DatumGetFloat8(value)) :
+				DatumGetFloat8(value);
+			cell->count++;
+			cell->present = true;
+			break;
+		case 'l':
+			if (!cell->present || float8_lt(DatumGetFloat8(value), cell->real))
+				cell->real = DatumGetFloat8(value);
+			cell->present = true;
+			break;
+		case 'h':
+			if (!cell->present || float8_gt(DatumGetFloat8(value), cell->real))
+				cell->real = DatumGetFloat8(value);
+			cell->present = true;
+			break;
+	}
+}
+
+/* fold the partial of another state's pair into ours (combine) */
+static void
+merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
+{
+	if (col->kind == 'g' || !from->present)
+	{
+		if (col->kind == 'n' || col->kind == 'c')
+			into->count += from->count;
+		return;
+	}
+	switch (col->kind)
+	{
+		case 'n':
+		case 'c':
+			into->count += from->count;
+			break;
+		case 'i':
+			accumulate(col, into, Int64GetDatum(from->count), context);
+			break;
+		case 'b':
+			if (!from->wide)
+				add_bigint(into, from->count, context);
+			else
+			{
+				if (!into->present)
+				{
+					into->present = true;
+					into->count = 0;
+				}
+				if (!into->wide)
+				{
+					MemoryContext old = MemoryContextSwitchTo(context);
+
+					into->datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(into->count));
+					MemoryContextSwitchTo(old);
+					into->wide = true;
+				}
+				replace_numeric(into, numeric_plus(into->datum, from->datum, context));
+			}
+			break;
+		case 'm':
+			accumulate(col, into, from->datum, context);
+			break;
+		case 'f':
+		case 'l':
+		case 'h':
+			accumulate(col, into, Float8GetDatum(from->real), context);
+			break;
+		case 'a':
+			into->real = into->present ? float8_pl(into->real, from->real) : from->real;
+			into->count += from->count;
+			into->present = true;
+			break;
+	}
+}
+
+/* ---- the transition function ---- */
+
+#define NULL_VALUE_HASH UINT64CONST(0x9e3779b97f4a7c15)
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_transfn);
+Datum
+anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext context;
+	bound_layout *layout;
+	bound_state *state;
+	uint64		words[1 + BOUND_MAX_COLUMNS];
+	Datum		values[BOUND_MAX_COLUMNS];
+	bool		nulls[BOUND_MAX_COLUMNS];
+	int			nwords = 0;
+	uint64		key;
+	int64		pos;
+	bound_cell *cells = NULL;
+	int			i;
+
+	if (!AggCheckCallContext(fcinfo, &context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_bound_partitions_transfn called in a non-aggregate context")));
+	layout = layout_from_call(fcinfo);
+	if (PG_ARGISNULL(0))
+	{
+		bytea	   *secret;
+		static const uint8 label[] = "anon_dp type hash seed";
+
+		if (PG_ARGISNULL(1))
+			bad_spec("the secret must not be NULL");
+		secret = PG_GETARG_BYTEA_PP(1);
+		if (VARSIZE_ANY_EXHDR(secret) != DP_PRF_KEY_BYTES)
+			bad_spec("the secret must have 16 bytes");
+		state = state_create(layout, context);
+		memcpy(state->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES);
+		state->seed = dp_siphash24(state->secret, label, sizeof(label) - 1);
+		state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
+			DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
+											 PG_GETARG_DATUM(4), UInt64GetDatum(state->seed)));
+	}
+	else
+		state = (bound_state *) PG_GETARG_POINTER(0);
+
+	/* the key of this row's (user, partition) pair */
+	words[nwords++] = state->uid_hash;
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		if (col->argno < 0)
+		{
+			nulls[i] = true;
+			values[i] = (Datum) 0;
+			continue;
+		}
+		nulls[i] = PG_ARGISNULL(col->argno);
+		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(col->argno);
+		if (col->kind == 'g')
+			words[nwords++] = nulls[i] ? NULL_VALUE_HASH :
+				DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[i],
+												 UInt64GetDatum(state->seed)));
+	}
+	key = dp_siphash24(state->secret, (const uint8 *) words, sizeof(uint64) * nwords);
+
+	/* a full state drops a row whose key is above its largest at once */
+	if (state->count == layout->keep && key > state->keys[state->count - 1])
+		PG_RETURN_POINTER(state);
+
+	pos = state_lower_bound(state, key);
+	for (; pos < state->count && state->keys[pos] == key; pos++)
+	{
+		if (groups_equal(layout, state->cells[pos], values, nulls))
+		{
+			cells = state->cells[pos];
+			break;
+		}
+	}
+	if (cells == NULL)
+	{
+		cells = state_insert(state, pos, key, context);
+		if (cells == NULL)
+			PG_RETURN_POINTER(state);
+		for (i = 0; i < layout->ncolumns; i++)
+		{
+			bound_column *col = &layout->columns[i];
+
+			if (col->kind != 'g' || nulls[i])
+				continue;
+			cells[i].present = true;
+			if (col->typbyval)
+				cells[i].datum = values[i];
+			else
+			{
+				MemoryContext old = MemoryContextSwitchTo(context);
+
+				cells[i].datum = datumCopy(values[i], false, col->typlen);
+				MemoryContextSwitchTo(old);
+			}
+		}
+	}
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		if (col->kind == 'g' || (col->argno >= 0 && nulls[i]))
+			continue;
+		accumulate(col, &cells[i], values[i], context);
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* ---- combine ---- */
+
+static void
+state_merge(bound_state *into, bound_state *from, MemoryContext context)
+{
+	bound_layout *layout = into->layout;
+	int64		p;
+	int			i;
+
+	for (p = 0; p < from->count; p++)
+	{
+		uint64		key = from->keys[p];
+		bound_cell *theirs = from->cells[p];
+		bound_cell *ours = NULL;
+		Datum		values[BOUND_MAX_COLUMNS];
+		bool		nulls[BOUND_MAX_COLUMNS];
+		int64		pos;
+
+		if (into->count == layout->keep && key > into->keys[into->count - 1])
+			break;				/* their remaining keys are larger still */
+		for (i = 0; i < layout->ncolumns; i++)
+		{
+			nulls[i] = !theirs[i].present;
+			values[i] = theirs[i].datum;
+		}
+		pos = state_lower_bound(into, key);
+		for (; pos < into->count && into->keys[pos] == key; pos++)
+			if (groups_equal(layout, into->cells[pos], values, nulls))
+			{
+				ours = into->cells[pos];
+				break;
+			}
+		if (ours == NULL)
+		{
+			ours = state_insert(into, pos, key, context);
+			if (ours == NULL)
+				continue;
+			for (i = 0; i < layout->ncolumns; i++)
+			{
+				bound_column *col = &layout->columns[i];
+
+				if (col->kind == 'g' && theirs[i].present)
+				{
+					MemoryContext old = MemoryContextSwitchTo(context);
+
+					ours[i].present = true;
+					ours[i].datum = datumCopy(theirs[i].datum, col->typbyval, col->typlen);
+					MemoryContextSwitchTo(old);
+				}
+			}
+		}
+		for (i = 0; i < layout->ncolumns; i++)
+			merge_cell(&layout->columns[i], &ours[i], &theirs[i], context);
+	}
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_combine);
+Datum
+anon_dp_bound_partitions_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext context;
+	bound_state *into;
+	bound_state *from;
+
+	if (!AggCheckCallContext(fcinfo, &context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_bound_partitions_combine called in a non-aggregate context")));
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	from = (bound_state *) PG_GETARG_POINTER(1);
+	if (PG_ARGISNULL(0))
+		into = state_create(from->layout, context);
+	else
+		into = (bound_state *) PG_GETARG_POINTER(0);
+	state_merge(into, from, context);
+	PG_RETURN_POINTER(into);
+}
+
+/* ---- the kept pairs as bytes: final value and serialized state ---- */
+
+static void
+send_value(StringInfo buf, bound_column *col, Datum value)
+{
+	bytea	   *bytes = SendFunctionCall(&col->send, value);
+
+	pq_sendint32(buf, VARSIZE(bytes) - VARHDRSZ);
+	pq_sendbytes(buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
+}
+
+static FmgrInfo *
+numeric_io(bool receive)
+{
+	static FmgrInfo send_info;
+	static FmgrInfo recv_info;
+	static bool ready = false;
+
+	if (!ready)
+	{
+		Oid			send;
+		Oid			recv;
+		Oid			ioparam;
+		bool		varlena;
+
+		getTypeBinaryOutputInfo(NUMERICOID, &send, &varlena);
+		getTypeBinaryInputInfo(NUMERICOID, &recv, &ioparam);
+		fmgr_info_cxt(send, &send_info, TopMemoryContext);
+		fmgr_info_cxt(recv, &recv_info, TopMemoryContext);
+		ready = true;
+	}
+	return receive ? &recv_info : &send_info;
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_serialize);
+Datum
+anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
+{
+	bound_state *state = (bound_state *) PG_GETARG_POINTER(0);
+	bound_layout *layout = state->layout;
+	StringInfoData buf;
+	int64		p;
+	int			i;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, layout->header, layout->header_len);
+	pq_sendint32(&buf, (int32) state->count);
+	for (p = 0; p < state->count; p++)
+	{
+		bound_cell *cells = state->cells[p];
+
+		pq_sendint64(&buf, (int64) state->keys[p]);
+		for (i = 0; i < layout->ncolumns; i++)
+		{
+			bound_column *col = &layout->columns[i];
+			bound_cell *cell = &cells[i];
+
+			pq_sendbyte(&buf, cell->present ? 1 : 0);
+			if (!cell->present && col->kind != 'n' && col->kind != 'c')
+				continue;
+			switch (col->kind)
+			{
+				case 'g':
+					send_value(&buf, col, cell->datum);
+					break;
+				case 'n':
+				case 'c':
+				case 'i':
+					pq_sendint64(&buf, cell->count);
+					break;
+				case 'b':
+					pq_sendbyte(&buf, cell->wide ? 1 : 0);
+					if (cell->wide)
+					{
+						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->datum);
+
+						pq_sendint32(&buf, VARSIZE(bytes) - VARHDRSZ);
+						pq_sendbytes(&buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
+					}
+					else
+						pq_sendint64(&buf, cell->count);
+					break;
+				case 'm':
+					{
+						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->datum);
+
+						pq_sendint32(&buf, VARSIZE(bytes) - VARHDRSZ);
+						pq_sendbytes(&buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
+					}
+					break;
+				case 'a':
+					pq_sendint64(&buf, cell->count);
+					pq_sendfloat8(&buf, cell->real);
+					break;
+				default:
+					pq_sendfloat8(&buf, cell->real);
+					break;
+			}
+		}
+	}
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* a read cursor over a bytea (pq_getmsg* only read through it) */
+static void
+read_buffer(StringInfo buf, bytea *blob)
+{
+	buf->data = VARDATA_ANY(blob);
+	buf->len = VARSIZE_ANY_EXHDR(blob);
+	buf->maxlen = buf->len;
+	buf->cursor = 0;
+}
+
+static Datum
+receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
+{
+	int			len = blob_int32(buf);
+	StringInfoData value;
+
+	if (len < 0 || len > buf->len - buf->cursor)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: truncated value")));
+	/* a private, NUL-terminated copy: receive functions may write to it */
+	initStringInfo(&value);
+	appendBinaryStringInfo(&value, pq_getmsgbytes(buf, len), len);
+	return ReceiveFunctionCall(recv, &value, ioparam, -1);
+}
+
+/*
+ * Read the pairs of a blob into a new state in the current memory context;
+ * the layout must already have been read from buf.
+ */
+static bound_state *
+state_read(bound_layout *layout, StringInfo buf)
+{
+	bound_state *state = state_create(layout, CurrentMemoryContext);
+	int			count = blob_int32(buf);
+	int			p;
+	int			i;
+
+	if (count < 0 || count > layout->keep)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: invalid number of pairs")));
+	for (p = 0; p < count; p++)
+	{
+		uint64		key = (uint64) blob_int64(buf);
+		bound_cell *cells;
+
+		if (p > 0 && key < state->keys[p - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("anon_dp_bounded_column: pairs out of order")));
+		cells = state_insert(state, p, key, CurrentMemoryContext);
+		for (i = 0; i < layout->ncolumns; i++)
+		{
+			bound_column *col = &layout->columns[i];
+			bound_cell *cell = &cells[i];
+
+			cell->present = blob_byte(buf) != 0;
+			if (!cell->present && col->kind != 'n' && col->kind != 'c')
+				continue;
+			switch (col->kind)
+			{
+				case 'g':
+					cell->datum = receive_value(buf, &col->recv, col->ioparam);
+					break;
+				case 'n':
+				case 'c':
+				case 'i':
+					cell->count = blob_int64(buf);
+					break;
+				case 'b':
+					cell->wide = blob_byte(buf) != 0;
+					if (cell->wide)
+						cell->datum = receive_value(buf, numeric_io(true), NUMERICOID);
+					else
+						cell->count = blob_int64(buf);
+					break;
+				case 'm':
+					cell->datum = receive_value(buf, numeric_io(true), NUMERICOID);
+					break;
+				case 'a':
+					cell->count = blob_int64(buf);
+					cell->real = blob_float8(buf);
+					break;
+				default:
+					cell->real = blob_float8(buf);
+					break;
+			}
+		}
+	}
+	if (buf->cursor != buf->len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: trailing bytes after the value of anon_dp_bound_partitions")));
+	return state;
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_deserialize);
+Datum
+anon_dp_bound_partitions_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *blob = PG_GETARG_BYTEA_PP(0);
+	MemoryContext context;
+	MemoryContext old;
+	StringInfoData buf;
+	bound_layout *layout;
+	bound_state *state;
+
+	if (!AggCheckCallContext(fcinfo, &context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_bound_partitions_deserialize called in a non-aggregate context")));
+	read_buffer(&buf, blob);
+	layout = layout_from_blob(fcinfo, &buf);
+	old = MemoryContextSwitchTo(context);
+	state = state_read(layout, &buf);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(state);
+}
+
+/* ---- anon_dp_bounded_column(blob, column, NULL::type) -> type[] ---- */
+
+PG_FUNCTION_INFO_V1(anon_dp_bounded_column);
+Datum
+anon_dp_bounded_column(PG_FUNCTION_ARGS)
+{
+	bytea	   *blob;
+	StringInfoData buf;
+	bound_layout *layout;
+	bound_state *state;
+	bound_column *col;
+	Oid			hint = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	int			column;
+	Datum	   *values;
+	bool	   *nulls;
+	int			dims[1];
+	int			lbs[1] = {1};
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	int64		p;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("anon_dp_bounded_column: the column number must not be NULL")));
+	blob = PG_GETARG_BYTEA_PP(0);
+	column = PG_GETARG_INT32(1);
+	read_buffer(&buf, blob);
+	layout = layout_from_blob(fcinfo, &buf);
+	if (column < 0 || column >= layout->ncolumns)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anon_dp_bounded_column: no column %d (the value has %d)",
+						column, layout->ncolumns)));
+	col = &layout->columns[column];
+	if (hint != col->type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("anon_dp_bounded_column: column %d has type %s, not %s", column,
+						format_type_be(col->type), format_type_be(hint))));
+	state = state_read(layout, &buf);
+
+	values = palloc(sizeof(Datum) * Max(state->count, 1));
+	nulls = palloc(sizeof(bool) * Max(state->count, 1));
+	for (p = 0; p < state->count; p++)
+	{
+		bound_cell *cell = &state->cells[p][column];
+
+		nulls[p] = !cell->present && col->kind != 'n' && col->kind != 'c';
+		values[p] = (Datum) 0;
+		if (nulls[p])
+			continue;
+		switch (col->kind)
+		{
+			case 'g':
+			case 'm':
+				values[p] = cell->datum;
+				break;
+			case 'n':
+			case 'c':
+			case 'i':
+				values[p] = Int64GetDatum(cell->count);
+				break;
+			case 'b':
+				values[p] = cell->wide ? cell->datum :
+					DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
+				break;
+			case 'a':
+				values[p] = Float8GetDatum(cell->real / (double) cell->count);
+				break;
+			default:
+				values[p] = Float8GetDatum(cell->real);
+				break;
+		}
+	}
+	dims[0] = (int) state->count;
+	get_typlenbyvalalign(col->type, &typlen, &typbyval, &typalign);
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(values, nulls, 1, dims, lbs, col->type,
+											 typlen, typbyval, typalign));
+}
+
+/* anon_dp_bound_witness: the state stays NULL (it is only ever filtered out) */
+PG_FUNCTION_INFO_V1(anon_dp_bound_witness_transfn);
+Datum
+anon_dp_bound_witness_transfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_NULL();
+}
