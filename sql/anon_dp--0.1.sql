@@ -55,7 +55,7 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dp_count_final(internal, int8, int8, float8, int4) RETURNS int8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_count(int8, int8, float8, int4) (
-    SFUNC = dp_count_transfn, STYPE = internal,
+    SFUNC = dp_count_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_count_final, FINALFUNC_EXTRA,
@@ -81,17 +81,17 @@ CREATE FUNCTION dp_sum_numeric_final(internal, numeric, numeric, numeric, float8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 
 CREATE AGGREGATE dp_sum(int4, int4, int4, float8, int4) (
-    SFUNC = dp_sum_int4_transfn, STYPE = internal,
+    SFUNC = dp_sum_int4_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_int4_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 CREATE AGGREGATE dp_sum(int8, int8, int8, float8, int4) (
-    SFUNC = dp_sum_int8_transfn, STYPE = internal,
+    SFUNC = dp_sum_int8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 CREATE AGGREGATE dp_sum(float8, float8, float8, float8, int4) (
-    SFUNC = dp_sum_float8_transfn, STYPE = internal,
+    SFUNC = dp_sum_float8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
@@ -102,12 +102,12 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dp_sum_numeric_int8_final(internal, numeric, int8, int8, float8, int4) RETURNS int8
 AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum_bigint(numeric, int8, int8, float8, int4) (
-    SFUNC = dp_sum_numeric_int8_transfn, STYPE = internal,
+    SFUNC = dp_sum_numeric_int8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_numeric_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 CREATE AGGREGATE dp_sum(numeric, numeric, numeric, float8, int4) (
-    SFUNC = dp_sum_numeric_transfn, STYPE = internal,
+    SFUNC = dp_sum_numeric_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_sum_numeric_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
@@ -124,7 +124,7 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dp_avg_final(internal, float8, float8, float8, float8, int4) RETURNS float8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(float8, float8, float8, float8, int4) (
-    SFUNC = dp_avg_transfn, STYPE = internal,
+    SFUNC = dp_avg_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_avg_combine,
     SERIALFUNC = dp_avg_serialize, DESERIALFUNC = dp_avg_deserialize,
     FINALFUNC = dp_avg_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
@@ -143,12 +143,12 @@ AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE FUNCTION dp_stddev_final(internal, float8, float8, float8, float8, int4) RETURNS float8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_var(float8, float8, float8, float8, int4) (
-    SFUNC = dp_var_transfn, STYPE = internal,
+    SFUNC = dp_var_transfn, STYPE = internal, SSPACE = 512,
     COMBINEFUNC = dp_var_combine,
     SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
     FINALFUNC = dp_var_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 CREATE AGGREGATE dp_stddev(float8, float8, float8, float8, int4) (
-    SFUNC = dp_var_transfn, STYPE = internal,
+    SFUNC = dp_var_transfn, STYPE = internal, SSPACE = 512,
     COMBINEFUNC = dp_var_combine,
     SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
     FINALFUNC = dp_stddev_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
@@ -258,6 +258,10 @@ CREATE AGGREGATE anon_median(float8, float8, float8) (
 CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+
+-- SSPACE of the dp_* aggregates above: their states are fixed-size structs
+-- of a few hundred bytes; without it the planner assumes 8 kB per partition
+-- and a hash aggregation over a few thousand partitions spills to disk.
 
 --------------------------------------------------------------------------
 -- Contribution bounding (doc/rewriter.md, "Contribution bounding")

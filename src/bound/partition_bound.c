@@ -108,26 +108,41 @@ typedef struct bound_layout
 	bool		has_uid_hash;
 	char	   *header;			/* the serialized header, for deserialization */
 	int			header_len;
+	/* the secret of the current execution (all states of a scan share it) */
+	bool		has_secret;
+	uint8		secret[DP_PRF_KEY_BYTES];
+	uint64		seed;			/* of the types' hash functions */
 } bound_layout;
 
-/* one column of one kept pair */
+/* one column of one kept pair (24 bytes) */
 typedef struct bound_cell
 {
 	bool		present;		/* group: value not NULL; partial: has a value */
 	bool		wide;			/* 'b': the sum overflowed bigint, see datum */
 	int64		count;			/* n, c, i, non-wide b; rows of a */
-	double		real;			/* f, a (sum), l, h */
-	Datum		datum;			/* g value, m sum, wide b sum */
+	union
+	{
+		double		real;		/* f, a (sum), l, h */
+		Datum		datum;		/* g value, m sum, wide b sum */
+	}			v;
 } bound_cell;
+
+/*
+ * The state of one user.  Hash aggregation holds one per user, so it is
+ * kept small: one allocation holds the header, the keys and cell pointers
+ * of the first BOUND_INLINE_PAIRS pairs and their cells (128 bytes for
+ * C_u = 1 and three columns); more pairs get separate allocations.
+ */
+#define BOUND_INLINE_PAIRS 4
 
 typedef struct bound_state
 {
 	bound_layout *layout;
-	uint8		secret[DP_PRF_KEY_BYTES];
-	uint64		seed;			/* of the types' hash functions */
 	uint64		uid_hash;
-	int64		count;			/* pairs held */
-	int64		allocated;
+	int32		count;			/* pairs held */
+	int32		allocated;		/* entries of keys and cells */
+	int32		inline_pairs;	/* pairs with room in this allocation */
+	int32		pooled;			/* inline cell blocks handed out */
 	uint64	   *keys;			/* ascending */
 	bound_cell **cells;			/* cells[i]: ncolumns cells of pair i */
 } bound_state;
@@ -451,13 +466,36 @@ layout_from_blob(FunctionCallInfo fcinfo, StringInfo buf)
 static bound_state *
 state_create(bound_layout *layout, MemoryContext context)
 {
-	bound_state *state = MemoryContextAllocZero(context, sizeof(bound_state));
+	int			inline_pairs = (int) Min(layout->keep, BOUND_INLINE_PAIRS);
+	int			ncells = Max(layout->ncolumns, 1);
+	Size		size = MAXALIGN(sizeof(bound_state)) +
+		inline_pairs * (sizeof(uint64) + sizeof(bound_cell *) + ncells * sizeof(bound_cell));
+	bound_state *state = MemoryContextAllocZero(context, size);
+	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
 
 	state->layout = layout;
-	state->allocated = Min(layout->keep, 4);
-	state->keys = MemoryContextAlloc(context, sizeof(uint64) * state->allocated);
-	state->cells = MemoryContextAlloc(context, sizeof(bound_cell *) * state->allocated);
+	state->allocated = inline_pairs;
+	state->inline_pairs = inline_pairs;
+	state->keys = (uint64 *) p;
+	p += inline_pairs * sizeof(uint64);
+	state->cells = (bound_cell **) p;
 	return state;
+}
+
+/* the cells of a new pair: from the inline pool while it lasts */
+static bound_cell *
+state_new_cells(bound_state *state, MemoryContext context)
+{
+	int			ncells = Max(state->layout->ncolumns, 1);
+
+	if (state->pooled < state->inline_pairs)
+	{
+		char	   *pool = (char *) state + MAXALIGN(sizeof(bound_state)) +
+			state->inline_pairs * (sizeof(uint64) + sizeof(bound_cell *));
+
+		return (bound_cell *) (pool + (state->pooled++) * ncells * sizeof(bound_cell));
+	}
+	return MemoryContextAllocZero(context, sizeof(bound_cell) * ncells);
 }
 
 static void
@@ -471,13 +509,12 @@ cells_release(bound_layout *layout, bound_cell *cells)
 		bool		byref = col->kind == 'g' ? !col->typbyval :
 			(col->kind == 'm' || (col->kind == 'b' && cells[i].wide));
 
-		if (byref && cells[i].present && DatumGetPointer(cells[i].datum) != NULL)
-			pfree(DatumGetPointer(cells[i].datum));
+		if (byref && cells[i].present && DatumGetPointer(cells[i].v.datum) != NULL)
+			pfree(DatumGetPointer(cells[i].v.datum));
 		cells[i].present = false;
 		cells[i].wide = false;
 		cells[i].count = 0;
-		cells[i].real = 0;
-		cells[i].datum = (Datum) 0;
+		cells[i].v.datum = (Datum) 0;
 	}
 }
 
@@ -503,13 +540,27 @@ state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext context)
 	{
 		if (state->count == state->allocated)
 		{
-			int64		size = Min(state->allocated * 2, layout->keep);
+			int32		size = (int32) Min((int64) state->allocated * 2, layout->keep);
 
-			state->keys = repalloc(state->keys, sizeof(uint64) * size);
-			state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
+			if (state->allocated == state->inline_pairs)
+			{
+				/* leave the inline arrays for separate ones */
+				uint64	   *keys = MemoryContextAlloc(context, sizeof(uint64) * size);
+				bound_cell **cells_of = MemoryContextAlloc(context, sizeof(bound_cell *) * size);
+
+				memcpy(keys, state->keys, sizeof(uint64) * state->count);
+				memcpy(cells_of, state->cells, sizeof(bound_cell *) * state->count);
+				state->keys = keys;
+				state->cells = cells_of;
+			}
+			else
+			{
+				state->keys = repalloc(state->keys, sizeof(uint64) * size);
+				state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
+			}
 			state->allocated = size;
 		}
-		cells = MemoryContextAllocZero(context, sizeof(bound_cell) * Max(layout->ncolumns, 1));
+		cells = state_new_cells(state, context);
 	}
 	memmove(&state->keys[pos + 1], &state->keys[pos], sizeof(uint64) * (state->count - pos));
 	memmove(&state->cells[pos + 1], &state->cells[pos], sizeof(bound_cell *) * (state->count - pos));
@@ -552,7 +603,7 @@ groups_equal(bound_layout *layout, bound_cell *cells, const Datum *values, const
 		if (cells[i].present != !nulls[i])
 			return false;
 		if (cells[i].present &&
-			!DatumGetBool(FunctionCall2Coll(&col->eq, col->collation, cells[i].datum, values[i])))
+			!DatumGetBool(FunctionCall2Coll(&col->eq, col->collation, cells[i].v.datum, values[i])))
 			return false;
 	}
 	return true;
@@ -574,9 +625,9 @@ numeric_plus(Datum a, Datum b, MemoryContext context)
 static void
 replace_numeric(bound_cell *cell, Datum value)
 {
-	if (DatumGetPointer(cell->datum) != NULL)
-		pfree(DatumGetPointer(cell->datum));
-	cell->datum = value;
+	if (DatumGetPointer(cell->v.datum) != NULL)
+		pfree(DatumGetPointer(cell->v.datum));
+	cell->v.datum = value;
 }
 
 /* add a bigint to a 'b' cell: bigint while it fits, numeric after */
@@ -600,11 +651,11 @@ add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 	{
 		MemoryContext old = MemoryContextSwitchTo(context);
 
-		cell->datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
+		cell->v.datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
 		MemoryContextSwitchTo(old);
 		cell->wide = true;
 	}
-	replace_numeric(cell, numeric_plus(cell->datum,
+	replace_numeric(cell, numeric_plus(cell->v.datum,
 									   DirectFunctionCall1(int8_numeric, Int64GetDatum(value)),
 									   context));
 }
@@ -633,35 +684,35 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 			break;
 		case 'm':
 			if (cell->present)
-				replace_numeric(cell, numeric_plus(cell->datum, value, context));
+				replace_numeric(cell, numeric_plus(cell->v.datum, value, context));
 			else
 			{
 				MemoryContext old = MemoryContextSwitchTo(context);
 
-				cell->datum = datumCopy(value, false, -1);
+				cell->v.datum = datumCopy(value, false, -1);
 				MemoryContextSwitchTo(old);
 			}
 			cell->present = true;
 			break;
 		case 'f':
-			cell->real = cell->present ? float8_pl(cell->real, DatumGetFloat8(value)) :
+			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
 				DatumGetFloat8(value);
 			cell->present = true;
 			break;
 		case 'a':
-			cell->real = cell->present ? float8_pl(cell->real, DatumGetFloat8(value)) :
+			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
 				DatumGetFloat8(value);
 			cell->count++;
 			cell->present = true;
 			break;
 		case 'l':
-			if (!cell->present || float8_lt(DatumGetFloat8(value), cell->real))
-				cell->real = DatumGetFloat8(value);
+			if (!cell->present || float8_lt(DatumGetFloat8(value), cell->v.real))
+				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
 			break;
 		case 'h':
-			if (!cell->present || float8_gt(DatumGetFloat8(value), cell->real))
-				cell->real = DatumGetFloat8(value);
+			if (!cell->present || float8_gt(DatumGetFloat8(value), cell->v.real))
+				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
 			break;
 	}
@@ -700,23 +751,23 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
 				{
 					MemoryContext old = MemoryContextSwitchTo(context);
 
-					into->datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(into->count));
+					into->v.datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(into->count));
 					MemoryContextSwitchTo(old);
 					into->wide = true;
 				}
-				replace_numeric(into, numeric_plus(into->datum, from->datum, context));
+				replace_numeric(into, numeric_plus(into->v.datum, from->v.datum, context));
 			}
 			break;
 		case 'm':
-			accumulate(col, into, from->datum, context);
+			accumulate(col, into, from->v.datum, context);
 			break;
 		case 'f':
 		case 'l':
 		case 'h':
-			accumulate(col, into, Float8GetDatum(from->real), context);
+			accumulate(col, into, Float8GetDatum(from->v.real), context);
 			break;
 		case 'a':
-			into->real = into->present ? float8_pl(into->real, from->real) : from->real;
+			into->v.real = into->present ? float8_pl(into->v.real, from->v.real) : from->v.real;
 			into->count += from->count;
 			into->present = true;
 			break;
@@ -758,12 +809,17 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 		secret = PG_GETARG_BYTEA_PP(1);
 		if (VARSIZE_ANY_EXHDR(secret) != DP_PRF_KEY_BYTES)
 			bad_spec("the secret must have 16 bytes");
+		if (!layout->has_secret || memcmp(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES) != 0)
+		{
+			/* a new execution (or rescan): its states are all created anew */
+			memcpy(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES);
+			layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
+			layout->has_secret = true;
+		}
 		state = state_create(layout, context);
-		memcpy(state->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES);
-		state->seed = dp_siphash24(state->secret, label, sizeof(label) - 1);
 		state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
 			DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
-											 PG_GETARG_DATUM(4), UInt64GetDatum(state->seed)));
+											 PG_GETARG_DATUM(4), UInt64GetDatum(layout->seed)));
 	}
 	else
 		state = (bound_state *) PG_GETARG_POINTER(0);
@@ -785,9 +841,9 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 		if (col->kind == 'g')
 			words[nwords++] = nulls[i] ? NULL_VALUE_HASH :
 				DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[i],
-												 UInt64GetDatum(state->seed)));
+												 UInt64GetDatum(layout->seed)));
 	}
-	key = dp_siphash24(state->secret, (const uint8 *) words, sizeof(uint64) * nwords);
+	key = dp_siphash24(layout->secret, (const uint8 *) words, sizeof(uint64) * nwords);
 
 	/* a full state drops a row whose key is above its largest at once */
 	if (state->count == layout->keep && key > state->keys[state->count - 1])
@@ -815,12 +871,12 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 				continue;
 			cells[i].present = true;
 			if (col->typbyval)
-				cells[i].datum = values[i];
+				cells[i].v.datum = values[i];
 			else
 			{
 				MemoryContext old = MemoryContextSwitchTo(context);
 
-				cells[i].datum = datumCopy(values[i], false, col->typlen);
+				cells[i].v.datum = datumCopy(values[i], false, col->typlen);
 				MemoryContextSwitchTo(old);
 			}
 		}
@@ -859,7 +915,7 @@ state_merge(bound_state *into, bound_state *from, MemoryContext context)
 		for (i = 0; i < layout->ncolumns; i++)
 		{
 			nulls[i] = !theirs[i].present;
-			values[i] = theirs[i].datum;
+			values[i] = theirs[i].v.datum;
 		}
 		pos = state_lower_bound(into, key);
 		for (; pos < into->count && into->keys[pos] == key; pos++)
@@ -882,7 +938,7 @@ state_merge(bound_state *into, bound_state *from, MemoryContext context)
 					MemoryContext old = MemoryContextSwitchTo(context);
 
 					ours[i].present = true;
-					ours[i].datum = datumCopy(theirs[i].datum, col->typbyval, col->typlen);
+					ours[i].v.datum = datumCopy(theirs[i].v.datum, col->typbyval, col->typlen);
 					MemoryContextSwitchTo(old);
 				}
 			}
@@ -982,7 +1038,7 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 			switch (col->kind)
 			{
 				case 'g':
-					send_value(&buf, col, cell->datum);
+					send_value(&buf, col, cell->v.datum);
 					break;
 				case 'n':
 				case 'c':
@@ -993,7 +1049,7 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 					pq_sendbyte(&buf, cell->wide ? 1 : 0);
 					if (cell->wide)
 					{
-						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->datum);
+						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->v.datum);
 
 						pq_sendint32(&buf, VARSIZE(bytes) - VARHDRSZ);
 						pq_sendbytes(&buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
@@ -1003,7 +1059,7 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 					break;
 				case 'm':
 					{
-						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->datum);
+						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->v.datum);
 
 						pq_sendint32(&buf, VARSIZE(bytes) - VARHDRSZ);
 						pq_sendbytes(&buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
@@ -1011,10 +1067,10 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 					break;
 				case 'a':
 					pq_sendint64(&buf, cell->count);
-					pq_sendfloat8(&buf, cell->real);
+					pq_sendfloat8(&buf, cell->v.real);
 					break;
 				default:
-					pq_sendfloat8(&buf, cell->real);
+					pq_sendfloat8(&buf, cell->v.real);
 					break;
 			}
 		}
@@ -1085,7 +1141,7 @@ state_read(bound_layout *layout, StringInfo buf)
 			switch (col->kind)
 			{
 				case 'g':
-					cell->datum = receive_value(buf, &col->recv, col->ioparam);
+					cell->v.datum = receive_value(buf, &col->recv, col->ioparam);
 					break;
 				case 'n':
 				case 'c':
@@ -1095,19 +1151,19 @@ state_read(bound_layout *layout, StringInfo buf)
 				case 'b':
 					cell->wide = blob_byte(buf) != 0;
 					if (cell->wide)
-						cell->datum = receive_value(buf, numeric_io(true), NUMERICOID);
+						cell->v.datum = receive_value(buf, numeric_io(true), NUMERICOID);
 					else
 						cell->count = blob_int64(buf);
 					break;
 				case 'm':
-					cell->datum = receive_value(buf, numeric_io(true), NUMERICOID);
+					cell->v.datum = receive_value(buf, numeric_io(true), NUMERICOID);
 					break;
 				case 'a':
 					cell->count = blob_int64(buf);
-					cell->real = blob_float8(buf);
+					cell->v.real = blob_float8(buf);
 					break;
 				default:
-					cell->real = blob_float8(buf);
+					cell->v.real = blob_float8(buf);
 					break;
 			}
 		}
@@ -1201,7 +1257,7 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 		{
 			case 'g':
 			case 'm':
-				values[p] = cell->datum;
+				values[p] = cell->v.datum;
 				break;
 			case 'n':
 			case 'c':
@@ -1209,14 +1265,14 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 				values[p] = Int64GetDatum(cell->count);
 				break;
 			case 'b':
-				values[p] = cell->wide ? cell->datum :
+				values[p] = cell->wide ? cell->v.datum :
 					DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
 				break;
 			case 'a':
-				values[p] = Float8GetDatum(cell->real / (double) cell->count);
+				values[p] = Float8GetDatum(cell->v.real / (double) cell->count);
 				break;
 			default:
-				values[p] = Float8GetDatum(cell->real);
+				values[p] = Float8GetDatum(cell->v.real);
 				break;
 		}
 	}

@@ -50,6 +50,7 @@ BEGIN
 END $$;
 
 -- a kept pair is genuine and complete: all its partials equal the exact ones
+-- (float sums and averages up to rounding: a parallel plan adds in another order)
 CREATE FUNCTION bd_check(keep int) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE pairs bigint; genuine bigint; users_ok bool;
 BEGIN
@@ -58,7 +59,8 @@ BEGIN
   SELECT count(*) INTO genuine FROM bd_k k JOIN bd_exact e
     ON k.uid IS NOT DISTINCT FROM e.uid AND k.g1 IS NOT DISTINCT FROM e.g1 AND k.g2 IS NOT DISTINCT FROM e.g2
    AND k.n = e.n AND k.c = e.c AND k.si IS NOT DISTINCT FROM e.si AND k.sb IS NOT DISTINCT FROM e.sb
-   AND k.sn IS NOT DISTINCT FROM e.sn AND k.sf IS NOT DISTINCT FROM e.sf
+   AND k.sn IS NOT DISTINCT FROM e.sn
+   AND (k.sf IS NULL AND e.sf IS NULL OR abs(k.sf - e.sf) < 1e-9)
    AND (k.af IS NULL AND e.af IS NULL OR abs(k.af - e.af) < 1e-9)
    AND k.lf IS NOT DISTINCT FROM e.lf AND k.hf IS NOT DISTINCT FROM e.hf;
   SELECT bool_and(kept = least(keep, total)) INTO users_ok
