@@ -1168,6 +1168,12 @@ validate_level(Query *query, List *aggrefs, Oid extension, List *outer)
 
 		if (!level->one_pass || IsA(tle->expr, Const))
 			continue;
+		if (type == RECORDOID)
+		{
+			/* an anonymous row type cannot be read back from its binary form */
+			level->one_pass = false;
+			continue;
+		}
 		tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
 		if (!OidIsValid(tc->eq_opr) || tc->eq_opr != sgc->eqop ||
 			!OidIsValid(tc->hash_extended_proc))
