@@ -264,7 +264,7 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
 -- and a hash aggregation over a few thousand partitions spills to disk.
 
 --------------------------------------------------------------------------
--- Contribution bounding (doc/rewriter.md, "Contribution bounding")
+-- Contribution bounding (doc/rewriter.md, "Step 2: contribution bounding")
 --------------------------------------------------------------------------
 
 -- a uniform 64-bit key from the CSPRNG: the random order of a user's rows
