@@ -301,9 +301,11 @@ CREATE FUNCTION anon_dp_bound_partitions_serialize(internal) RETURNS bytea
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION anon_dp_bound_partitions_deserialize(bytea, internal) RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- SSPACE: the state of a user with C_u = 1 and a few columns is about 200 bytes
+-- SSPACE: the state of a user with C_u = 1 and three columns takes 128 bytes
+-- (src/bound/partition_bound.c); the planner's estimate sets how many users
+-- hash aggregation keeps in memory before it spills
 CREATE AGGREGATE anon_dp_bound_partitions(bytea, int8, text, VARIADIC "any") (
-    SFUNC = anon_dp_bound_partitions_transfn, STYPE = internal, SSPACE = 256,
+    SFUNC = anon_dp_bound_partitions_transfn, STYPE = internal, SSPACE = 128,
     FINALFUNC = anon_dp_bound_partitions_serialize,
     COMBINEFUNC = anon_dp_bound_partitions_combine,
     SERIALFUNC = anon_dp_bound_partitions_serialize,

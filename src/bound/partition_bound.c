@@ -112,6 +112,10 @@ typedef struct bound_layout
 	bool		has_secret;
 	uint8		secret[DP_PRF_KEY_BYTES];
 	uint64		seed;			/* of the types' hash functions */
+	/* where new states are carved from (see bound_state) */
+	MemoryContext arena_context;
+	char	   *arena_next;
+	Size		arena_left;
 } bound_layout;
 
 /* one column of one kept pair (24 bytes) */
@@ -129,22 +133,25 @@ typedef struct bound_cell
 
 /*
  * The state of one user.  Hash aggregation holds one per user, so it is
- * kept small: one allocation holds the header, the keys and cell pointers
- * of the first BOUND_INLINE_PAIRS pairs and their cells (128 bytes for
- * C_u = 1 and three columns); more pairs get separate allocations.
+ * kept small: states are carved from 32 kB blocks of the aggregation's
+ * memory context (no per-state chunk header or power-of-two rounding), and
+ * one piece holds the header, the keys and cell pointers of the first
+ * BOUND_INLINE_PAIRS pairs and their cells: 128 bytes for C_u = 1 and three
+ * columns.  More pairs get separate allocations.  While a state is not full
+ * no pair has been evicted, so the inline cell blocks in use are the first
+ * min(count, inline pairs).
  */
 #define BOUND_INLINE_PAIRS 4
+#define BOUND_ARENA_BLOCK (32 * 1024)
 
 typedef struct bound_state
 {
 	bound_layout *layout;
 	uint64		uid_hash;
-	int32		count;			/* pairs held */
-	int32		allocated;		/* entries of keys and cells */
-	int32		inline_pairs;	/* pairs with room in this allocation */
-	int32		pooled;			/* inline cell blocks handed out */
 	uint64	   *keys;			/* ascending */
 	bound_cell **cells;			/* cells[i]: ncolumns cells of pair i */
+	int32		count;			/* pairs held */
+	int32		allocated;		/* entries of keys and cells */
 } bound_state;
 
 /* 16 bytes from the CSPRNG: the key of one execution's bounding */
@@ -463,39 +470,92 @@ layout_from_blob(FunctionCallInfo fcinfo, StringInfo buf)
 
 /* ---- state ---- */
 
-static bound_state *
-state_create(bound_layout *layout, MemoryContext context)
+static int
+inline_pairs(bound_layout *layout)
 {
-	int			inline_pairs = (int) Min(layout->keep, BOUND_INLINE_PAIRS);
-	int			ncells = Max(layout->ncolumns, 1);
+	return (int) Min(layout->keep, BOUND_INLINE_PAIRS);
+}
+
+/* the arena's memory context was reset or deleted: its blocks are gone */
+static void
+arena_forget(void *arg)
+{
+	bound_layout *layout = (bound_layout *) arg;
+
+	layout->arena_context = NULL;
+	layout->arena_next = NULL;
+	layout->arena_left = 0;
+}
+
+/* zeroed memory for a state, carved from a block of context */
+static void *
+arena_alloc(bound_layout *layout, MemoryContext context, Size size)
+{
+	char	   *p;
+
+	size = MAXALIGN(size);
+	if (size > BOUND_ARENA_BLOCK / 4)
+		return MemoryContextAllocZero(context, size);
+	if (layout->arena_context != context || layout->arena_left < size)
+	{
+		if (layout->arena_context != context)
+		{
+			MemoryContextCallback *cb = MemoryContextAlloc(context, sizeof(MemoryContextCallback));
+
+			cb->func = arena_forget;
+			cb->arg = layout;
+			MemoryContextRegisterResetCallback(context, cb);
+			layout->arena_context = context;
+		}
+		layout->arena_next = MemoryContextAlloc(context, BOUND_ARENA_BLOCK);
+		layout->arena_left = BOUND_ARENA_BLOCK;
+	}
+	p = layout->arena_next;
+	layout->arena_next += size;
+	layout->arena_left -= size;
+	memset(p, 0, size);
+	return p;
+}
+
+static Size
+cells_size(bound_layout *layout)
+{
+	return sizeof(bound_cell) * Max(layout->ncolumns, 1);
+}
+
+/* a new empty state; from the arena for states that live as long as the aggregation */
+static bound_state *
+state_create(bound_layout *layout, MemoryContext context, bool arena)
+{
+	int			n = inline_pairs(layout);
 	Size		size = MAXALIGN(sizeof(bound_state)) +
-		inline_pairs * (sizeof(uint64) + sizeof(bound_cell *) + ncells * sizeof(bound_cell));
-	bound_state *state = MemoryContextAllocZero(context, size);
+		n * (sizeof(uint64) + sizeof(bound_cell *) + cells_size(layout));
+	bound_state *state = arena ? arena_alloc(layout, context, size) :
+		MemoryContextAllocZero(context, size);
 	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
 
 	state->layout = layout;
-	state->allocated = inline_pairs;
-	state->inline_pairs = inline_pairs;
+	state->allocated = n;
 	state->keys = (uint64 *) p;
-	p += inline_pairs * sizeof(uint64);
+	p += n * sizeof(uint64);
 	state->cells = (bound_cell **) p;
 	return state;
 }
 
-/* the cells of a new pair: from the inline pool while it lasts */
+/* the cells of a new pair, while the state is not full: inline ones first */
 static bound_cell *
 state_new_cells(bound_state *state, MemoryContext context)
 {
-	int			ncells = Max(state->layout->ncolumns, 1);
+	int			n = inline_pairs(state->layout);
 
-	if (state->pooled < state->inline_pairs)
+	if (state->count < n)
 	{
 		char	   *pool = (char *) state + MAXALIGN(sizeof(bound_state)) +
-			state->inline_pairs * (sizeof(uint64) + sizeof(bound_cell *));
+			n * (sizeof(uint64) + sizeof(bound_cell *));
 
-		return (bound_cell *) (pool + (state->pooled++) * ncells * sizeof(bound_cell));
+		return (bound_cell *) (pool + state->count * cells_size(state->layout));
 	}
-	return MemoryContextAllocZero(context, sizeof(bound_cell) * ncells);
+	return MemoryContextAllocZero(context, cells_size(state->layout));
 }
 
 static void
@@ -542,7 +602,7 @@ state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext context)
 		{
 			int32		size = (int32) Min((int64) state->allocated * 2, layout->keep);
 
-			if (state->allocated == state->inline_pairs)
+			if (state->allocated == inline_pairs(layout))
 			{
 				/* leave the inline arrays for separate ones */
 				uint64	   *keys = MemoryContextAlloc(context, sizeof(uint64) * size);
@@ -816,7 +876,7 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 			layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
 			layout->has_secret = true;
 		}
-		state = state_create(layout, context);
+		state = state_create(layout, context, true);
 		state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
 			DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
 											 PG_GETARG_DATUM(4), UInt64GetDatum(layout->seed)));
@@ -968,7 +1028,7 @@ anon_dp_bound_partitions_combine(PG_FUNCTION_ARGS)
 	}
 	from = (bound_state *) PG_GETARG_POINTER(1);
 	if (PG_ARGISNULL(0))
-		into = state_create(from->layout, context);
+		into = state_create(from->layout, context, true);
 	else
 		into = (bound_state *) PG_GETARG_POINTER(0);
 	state_merge(into, from, context);
@@ -1109,9 +1169,9 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
  * the layout must already have been read from buf.
  */
 static bound_state *
-state_read(bound_layout *layout, StringInfo buf)
+state_read(bound_layout *layout, StringInfo buf, bool arena)
 {
-	bound_state *state = state_create(layout, CurrentMemoryContext);
+	bound_state *state = state_create(layout, CurrentMemoryContext, arena);
 	int			count = blob_int32(buf);
 	int			p;
 	int			i;
@@ -1193,7 +1253,7 @@ anon_dp_bound_partitions_deserialize(PG_FUNCTION_ARGS)
 	read_buffer(&buf, blob);
 	layout = layout_from_blob(fcinfo, &buf);
 	old = MemoryContextSwitchTo(context);
-	state = state_read(layout, &buf);
+	state = state_read(layout, &buf, true);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(state);
 }
@@ -1241,7 +1301,7 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("anon_dp_bounded_column: column %d has type %s, not %s", column,
 						format_type_be(col->type), format_type_be(hint))));
-	state = state_read(layout, &buf);
+	state = state_read(layout, &buf, false);
 
 	values = palloc(sizeof(Datum) * Max(state->count, 1));
 	nulls = palloc(sizeof(bool) * Max(state->count, 1));
