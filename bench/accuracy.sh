@@ -381,7 +381,7 @@ echo "\`max_groups_contributed\` = 1 only enters the ε split).  Users = supplie
 echo "at most $(qv "SELECT max(n) FROM (SELECT count(*) n FROM tpch_supp.q1_af GROUP BY l_suppkey) s") each, so Δ_u = 373 clamps nothing.  Runs read \`q1_af\`, a private table holding the rows that pass"
 echo "the record's \`WHERE\` (same per-user rows, 4× faster); the query files themselves, over \`lineitem\`, are the cross-check rows."
 echo
-echo "| function | Δ_u (bounds) | R | paper: our model | paper: PINQ | ours: median rel. error [95 % CI] | ours ÷ paper | theory, ours (ε/2) | theory, paper's formula (ε) | ours at ε = 0.2 (share 0.1), R = $SWEEP_RUNS [CI] | cross-check: query file on lineitem, R = $CHECK_RUNS [CI] | ms / run |"
+echo "| function | Δ_u (bounds) | R | paper: our model | paper: PINQ | ours: median rel. error [95 % CI] | ours ÷ paper | theory, ours (ε: one aggregate, no `GROUP BY`) | theory, paper's formula (ε) | ours at ε = 0.2, R = $SWEEP_RUNS [CI] | cross-check: query file on lineitem, R = $CHECK_RUNS [CI] | ms / run |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 qv "WITH ex AS (SELECT max(val) FILTER (WHERE agg = 'count') AS n, max(val) FILTER (WHERE agg = 'avg') AS a,
 	               max(val) FILTER (WHERE agg = 'users') AS u
@@ -398,8 +398,8 @@ qv "WITH ex AS (SELECT max(val) FILTER (WHERE agg = 'count') AS n, max(val) FILT
 	  (3, 'median', 'ε-MEDIAN(l_extendedprice): ANON_MEDIAN(l_extendedprice, 0, 100000)', '100000 (0, 100000)'),
 	  (4, 'count1', 'ε-COUNT(*), wrong sensitivity †: ANON_COUNT(l_orderkey, 1)', '1 (0, 1)')) AS v(o, agg, label, bounds)
 	CROSS JOIN LATERAL (SELECT v.label, v.bounds,
-	    CASE v.agg WHEN 'count' THEN ln(2) * 373 / ($EPS / 2) / ex.n
-	               WHEN 'avg' THEN ln(2) * 100000 / ($EPS / 2) / ex.u / ex.a
+	    CASE v.agg WHEN 'count' THEN ln(2) * 373 / $EPS / ex.n
+	               WHEN 'avg' THEN ln(2) * 100000 / $EPS / ex.u / ex.a
 	               WHEN 'count1' THEN 1 - ex.u / ex.n END AS th_ours,
 	    CASE v.agg WHEN 'count' THEN ln(2) * 373 / $EPS / ex.n
 	               WHEN 'avg' THEN ln(2) * 100000 / $EPS / ex.u / ex.a
@@ -508,14 +508,14 @@ echo
 echo "![Q1 median relative error against epsilon]($PNG_EPS)"
 echo
 echo "The Table 3 queries at other ε ($SWEEP_RUNS runs per point; ε = $EPS: the Table 3 runs).  App. C: the median"
-echo "Laplace noise is ln 2 · Δ_u / ε; anon_dp gives a single aggregate ε/2 (the other half is the user count's"
-echo "share, unspent without \`GROUP BY\`), so its count error is ln 2 · 373 / (ε/2) / count."
+echo "Laplace noise is ln 2 · Δ_u / ε; without \`GROUP BY\` anon_dp gives each of the N aggregates ε/N, so a"
+echo "single aggregate gets the whole ε and its count error is ln 2 · 373 / ε / count, the paper's formula."
 echo
 echo "| ε | COUNT [CI] | theory (ours) | AVG [CI] | MEDIAN vs row median [CI] | MEDIAN vs per-user median [CI] |"
 echo "|---:|---:|---:|---:|---:|---:|"
 qv "WITH e AS (SELECT DISTINCT epsilon FROM acc.cfg WHERE part IN ('eps', 'table3'))
 	SELECT format('| %s | %s | %s | %s | %s | %s |', e.epsilon,
-	  acc.fmt_ci(sc.med, sc.lo, sc.hi), acc.fmt(ln(2) * 373 / (e.epsilon / 2) / x.val),
+	  acc.fmt_ci(sc.med, sc.lo, sc.hi), acc.fmt(ln(2) * 373 / e.epsilon / x.val),
 	  acc.fmt_ci(sa.med, sa.lo, sa.hi), acc.fmt_ci(sm.med, sm.lo, sm.hi), acc.fmt_ci(sm.med_target, sm.lo_target, sm.hi_target))
 	FROM e
 	JOIN acc.exact x ON x.qid = 'q1af' AND x.agg = 'count'
@@ -569,10 +569,9 @@ set ylabel "median relative error"
 set key inside bottom left font ",10"
 set yrange [1e-4:0.3]
 plot "$WORK_DIR/eps_count.dat" using 1:2:3:4 with yerrorlines pt 7 lc rgb "#1f77b4" title "COUNT, Δ_u = 373", \
-     ($(awk -v n="$Q1_COUNT" 'BEGIN { printf "%.10g", log(2) * 373 * 2 / n }'))/x with lines dt 2 lc rgb "#1f77b4" title "COUNT theory, ours (ε/2)", \
-     ($(awk -v n="$Q1_COUNT" 'BEGIN { printf "%.10g", log(2) * 373 / n }'))/x with lines dt 3 lc rgb "#1f77b4" title "COUNT, paper's formula (ε)", \
+     ($(awk -v n="$Q1_COUNT" 'BEGIN { printf "%.10g", log(2) * 373 / n }'))/x with lines dt 2 lc rgb "#1f77b4" title "COUNT theory (ε: ours and the paper's formula)", \
      "$WORK_DIR/eps_avg.dat" using 1:2:3:4 with yerrorlines pt 5 lc rgb "#2ca02c" title "AVG, bounds [0, 100000]", \
-     ($(awk -v u="$Q1_USERS" -v a="$Q1_AVG" 'BEGIN { printf "%.10g", log(2) * 100000 * 2 / u / a }'))/x with lines dt 2 lc rgb "#2ca02c" title "AVG theory, ours", \
+     ($(awk -v u="$Q1_USERS" -v a="$Q1_AVG" 'BEGIN { printf "%.10g", log(2) * 100000 / u / a }'))/x with lines dt 2 lc rgb "#2ca02c" title "AVG theory (ε)", \
      "$WORK_DIR/eps_median.dat" using 1:2:3:4 with yerrorlines pt 9 lc rgb "#d62728" title "MEDIAN vs row median", \
      "$WORK_DIR/eps_median.dat" using 1:5:6:7 with yerrorlines pt 8 lc rgb "#ff7f0e" title "MEDIAN vs per-user median", \
      "-" using 1:2 with points pt 3 ps 2 lc rgb "black" title "paper, Table 3 (ε = 0.1)"
