@@ -304,8 +304,8 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- SSPACE: the state of a user with C_u = 1 and three columns takes 128 bytes
 -- (src/bound/partition_bound.c), plus its arena and hash-table overhead.
 -- The estimate sets how many users hash aggregation admits before it spills
--- and into how many batches it splits the rest: 256 spilled less than 128
--- on 3M rows, 100k users (fewer batches re-spilled), so 256 it is.
+-- and into how many batches it splits the rest: on 3M rows and 100k users
+-- 256 ran faster than 128, which split the spill into too few batches.
 CREATE AGGREGATE anon_dp_bound_partitions(bytea, int8, text, VARIADIC "any") (
     SFUNC = anon_dp_bound_partitions_transfn, STYPE = internal, SSPACE = 256,
     FINALFUNC = anon_dp_bound_partitions_serialize,
