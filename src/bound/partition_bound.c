@@ -101,11 +101,9 @@ typedef struct bound_layout
 {
 	int64		keep;			/* C_u */
 	int			ncolumns;
-	int			ngroups;
 	bound_column *columns;
 	Oid			uid_collation;
 	FmgrInfo	uid_hash;
-	bool		has_uid_hash;
 	char	   *header;			/* the serialized header, for deserialization */
 	int			header_len;
 	/* the secret of the current execution (all states of a scan share it) */
@@ -347,7 +345,6 @@ layout_from_call(FunctionCallInfo fcinfo)
 		{
 			col->collation = argument_collation(aggref, col->argno - 1);
 			setup_group_column(col, context);
-			layout->ngroups++;
 		}
 		else if (col->kind != 'c')
 			col->type = kind_value_type(col->kind);
@@ -363,7 +360,6 @@ layout_from_call(FunctionCallInfo fcinfo)
 			bad_spec("the privacy unit's type has no hash function");
 		fmgr_info_copy(&layout->uid_hash, &tc->hash_extended_proc_finfo, context);
 		layout->uid_collation = argument_collation(aggref, 3);
-		layout->has_uid_hash = true;
 	}
 	build_header(layout);
 	MemoryContextSwitchTo(old);
@@ -453,7 +449,6 @@ layout_from_blob(FunctionCallInfo fcinfo, StringInfo buf)
 			if (!OidIsValid(col->type))
 				bad_spec("no type for a GROUP BY column");
 			setup_group_column(col, fcinfo->flinfo->fn_mcxt);
-			layout->ngroups++;
 		}
 		else if (OidIsValid(kind_value_type(col->kind)))
 			col->type = kind_value_type(col->kind);
@@ -690,6 +685,22 @@ replace_numeric(bound_cell *cell, Datum value)
 	cell->v.datum = value;
 }
 
+/* make a 'b' cell hold its sum as numeric (an empty cell becomes 0) */
+static void
+widen_bigint_sum(bound_cell *cell, MemoryContext context)
+{
+	MemoryContext old;
+
+	if (cell->wide)
+		return;
+	old = MemoryContextSwitchTo(context);
+	cell->v.datum = DirectFunctionCall1(int8_numeric,
+										Int64GetDatum(cell->present ? cell->count : 0));
+	MemoryContextSwitchTo(old);
+	cell->present = true;
+	cell->wide = true;
+}
+
 /* add a bigint to a 'b' cell: bigint while it fits, numeric after */
 static void
 add_bigint(bound_cell *cell, int64 value, MemoryContext context)
@@ -707,14 +718,7 @@ add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 		cell->count = sum;
 		return;
 	}
-	if (!cell->wide)
-	{
-		MemoryContext old = MemoryContextSwitchTo(context);
-
-		cell->v.datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
-		MemoryContextSwitchTo(old);
-		cell->wide = true;
-	}
+	widen_bigint_sum(cell, context);
 	replace_numeric(cell, numeric_plus(cell->v.datum,
 									   DirectFunctionCall1(int8_numeric, Int64GetDatum(value)),
 									   context));
@@ -782,18 +786,16 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 static void
 merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
 {
-	if (col->kind == 'g' || !from->present)
+	/* counts have no "present" flag; other partials only merge a value */
+	if (col->kind == 'n' || col->kind == 'c')
 	{
-		if (col->kind == 'n' || col->kind == 'c')
-			into->count += from->count;
+		into->count += from->count;
 		return;
 	}
+	if (col->kind == 'g' || !from->present)
+		return;
 	switch (col->kind)
 	{
-		case 'n':
-		case 'c':
-			into->count += from->count;
-			break;
 		case 'i':
 			accumulate(col, into, Int64GetDatum(from->count), context);
 			break;
@@ -802,19 +804,7 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
 				add_bigint(into, from->count, context);
 			else
 			{
-				if (!into->present)
-				{
-					into->present = true;
-					into->count = 0;
-				}
-				if (!into->wide)
-				{
-					MemoryContext old = MemoryContextSwitchTo(context);
-
-					into->v.datum = DirectFunctionCall1(int8_numeric, Int64GetDatum(into->count));
-					MemoryContextSwitchTo(old);
-					into->wide = true;
-				}
+				widen_bigint_sum(into, context);
 				replace_numeric(into, numeric_plus(into->v.datum, from->v.datum, context));
 			}
 			break;

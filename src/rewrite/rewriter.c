@@ -1896,6 +1896,52 @@ rank_per_user_rows(Node *source, int64 max_groups, const char *schema)
 }
 
 /*
+ * Steps 1 and 2 as two aggregations, for GROUP BY keys the one-pass form
+ * cannot carry: GROUP BY uid, g, then at most C_u of each user's per-user
+ * rows through anon_dp_pick or, failing that, a row_number() sort.
+ * Without GROUP BY only step 1 (one row per user).
+ */
+static Node *
+two_step_per_user_rows(SelectStmt *per_user, Node *uid, List *group_exprs, List *releases,
+					   List *release_calls, int64 max_groups, anon_level *level)
+{
+	Node	   *source;
+	ListCell   *lc;
+	ListCell   *lc2;
+	int			i;
+
+	/* 1. per-user aggregation: GROUP BY uid, g */
+	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));
+	i = 0;
+	foreach(lc, group_exprs)
+		per_user->targetList = lappend(per_user->targetList,
+									   res_target(psprintf("anon_group_%d", i++),
+												  copyObject(lfirst(lc))));
+	i = 0;
+	forboth(lc, releases, lc2, release_calls)
+		per_user->targetList = lappend(per_user->targetList,
+									   res_target(psprintf("anon_partial_%d", i++),
+												  per_user_partial((anon_call *) lfirst(lc2),
+																   (FuncCall *) lfirst(lc))));
+	per_user->groupClause = list_make1(copyObject(uid));
+	foreach(lc, group_exprs)
+	{
+		/* a constant groups nothing (and PostgreSQL refuses a non-integer one there) */
+		if (!IsA(lfirst(lc), A_Const))
+			per_user->groupClause = lappend(per_user->groupClause, copyObject(lfirst(lc)));
+	}
+	source = subselect(per_user, "anon_per_user");
+
+	/* 2. contribution bounding: at most C_u partitions per user, at random */
+	if (level->grouped && level->pick_groups)
+		source = pick_per_user_rows(per_user, source, list_length(group_exprs),
+									list_length(releases), max_groups, level->schema);
+	else if (level->grouped)
+		source = rank_per_user_rows(source, max_groups, level->schema);
+	return source;
+}
+
+/*
  * anon_dp.max_rows_contributed: read every private table of the level
  * through TABLESAMPLE anon_reservoir(n).  Views over private tables cannot
  * take a TABLESAMPLE clause and are refused while the setting is on.
@@ -2166,45 +2212,13 @@ rewrite_select(SelectStmt *select, anon_level *level)
 	per_user->fromClause = select->fromClause;
 	per_user->whereClause = select->whereClause;
 	if (level->grouped && level->one_pass)
-	{
 		/* 1 and 2 together: GROUP BY uid, at most C_u partitions per user */
 		source = one_pass_per_user_rows(per_user, uid, group_exprs, releases, release_calls,
 										max_groups, level->schema);
-		goto released;
-	}
+	else
+		source = two_step_per_user_rows(per_user, uid, group_exprs, releases, release_calls,
+										max_groups, level);
 
-	/* 1. per-user aggregation: GROUP BY uid, g */
-	per_user->targetList = list_make1(res_target("anon_uid", copyObject(uid)));
-	i = 0;
-	foreach(lc, group_exprs)
-		per_user->targetList = lappend(per_user->targetList,
-									   res_target(psprintf("anon_group_%d", i++),
-												  copyObject(lfirst(lc))));
-	i = 0;
-	forboth(lc, releases, lc2, release_calls)
-		per_user->targetList = lappend(per_user->targetList,
-									   res_target(psprintf("anon_partial_%d", i++),
-												  per_user_partial((anon_call *) lfirst(lc2),
-																   (FuncCall *) lfirst(lc))));
-	per_user->fromClause = select->fromClause;
-	per_user->whereClause = select->whereClause;
-	per_user->groupClause = list_make1(copyObject(uid));
-	foreach(lc, group_exprs)
-	{
-		/* a constant groups nothing (and PostgreSQL refuses a non-integer one there) */
-		if (!IsA(lfirst(lc), A_Const))
-			per_user->groupClause = lappend(per_user->groupClause, copyObject(lfirst(lc)));
-	}
-	source = subselect(per_user, "anon_per_user");
-
-	/* 2. contribution bounding: at most C_u partitions per user, at random */
-	if (level->grouped && level->pick_groups)
-		source = pick_per_user_rows(per_user, source, list_length(group_exprs),
-									list_length(releases), max_groups, level->schema);
-	else if (level->grouped)
-		source = rank_per_user_rows(source, max_groups, level->schema);
-
-released:
 	/* 3. cross-user DP aggregation, with the noisy user count */
 	i = 0;
 	foreach(lc, group_exprs)

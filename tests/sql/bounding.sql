@@ -149,6 +149,14 @@ SELECT g1, g2, count(DISTINCT uid) + max((uid IS NULL)::int) AS users FROM bd GR
 RESET anon_dp.epsilon;
 RESET anon_dp.max_groups_contributed;
 
+-- a bigint sum that leaves bigint continues in numeric (sum(bigint) semantics);
+-- a sum of integers that leaves bigint is an error, as for sum(integer)
+SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'b', 1, v), 0, NULL::numeric)) AS wide_sum,
+       sum(v) AS exact
+FROM (VALUES (9000000000000000000::bigint), (9000000000000000000), (-5)) t(v);
+SELECT anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'i', 1, v)
+FROM (VALUES (9000000000000000000::bigint), (9000000000000000000)) t(v);
+
 -- bad calls: clear errors, nothing read out of place
 SELECT anon_dp_bound_partitions(NULL, 1, 'n', 1);
 SELECT anon_dp_bound_partitions('\x00'::bytea, 1, 'n', 1);
