@@ -237,27 +237,51 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- Expected median relative error of the released values of a grouped
--- ANON_COUNT query: each partition has an exact value k (agg 'count', the
--- error's denominator) and a user count u (agg 'users', which decides its
--- release, as in acc.expected_rate); the released value is k plus Laplace
--- noise of scale p_b, drawn independently of the user count.  The median x
--- of the pooled errors solves
---   sum_k P(release k) P(|noise| <= x k) / sum_k P(release k) = 1/2,
--- P(|noise| <= x k) = 1 - exp(-x k / p_b); found on a grid of x with steps
--- of 1.2 %.  Valid without a C_u cut and when the released value estimates
--- k (Q4, Q13).
-CREATE FUNCTION acc.expected_median_err(p_qid text, p_b float8, p_eps_share float8, p_delta float8, p_cu int)
-RETURNS float8 LANGUAGE sql STABLE AS $$
-    WITH t AS (SELECT anon_dp_tau(p_eps_share, p_delta, p_cu) AS tau, 1 / p_eps_share AS b),
-    w AS (
-        SELECT c.val AS k,
-               CASE WHEN u.val >= t.tau THEN 1 - 0.5 * exp(greatest(-700, -(u.val - t.tau) / t.b))
-                    ELSE 0.5 * exp(greatest(-700, -(t.tau - u.val) / t.b)) END AS p
-        FROM acc.exact c JOIN acc.exact u ON u.qid = c.qid AND u.key = c.key AND u.agg = 'users', t
-        WHERE c.qid = p_qid AND c.agg = 'count'
-    ), grid AS (SELECT 10 ^ (g / 200.0) AS x FROM generate_series(-1400, 400) g)
-    SELECT min(grid.x) FROM grid
-    WHERE (SELECT sum(w.p * (1 - exp(greatest(-700, -grid.x * w.k / p_b)))) / sum(w.p) FROM w) >= 0.5
+-- ANON_COUNT query (the pooled reading): each partition has an exact value
+-- k (agg 'count', the error's denominator), a user count u (agg
+-- p_release_agg, which decides its release, as in acc.expected_rate) and
+-- an expectation s of its released value (agg p_center_agg: 'count' when
+-- the release estimates k itself, Q4 and Q13; 'expect' for Q16, the
+-- expected count after C_u bounding; 'users' for Q21, where each supplier
+-- counts 1).  The released value is s plus Laplace noise L of scale p_b,
+-- drawn independently of the user count.  With d = s - k, the median x of
+-- the pooled errors |d + L| / k solves
+--   sum_k P(release k) P(|d + L| <= x k) / sum_k P(release k) = 1/2,
+-- P(|d + L| <= m) = 1 - exp(-m/b) cosh(d/b) for m >= |d| and
+-- exp(-|d|/b) sinh(m/b) for m < |d| (increasing in x), solved by bisection
+-- on log x to 1e-6 relative.  For Q16 the release uses the bounded
+-- expectation as the user count, an approximation (the count after
+-- bounding varies around it).
+CREATE FUNCTION acc.expected_median_err(p_qid text, p_b float8, p_eps_share float8, p_delta float8, p_cu int,
+                                        p_center_agg text DEFAULT 'count', p_release_agg text DEFAULT 'users')
+RETURNS float8 LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    tau float8 := anon_dp_tau(p_eps_share, p_delta, p_cu);
+    bu float8 := 1 / p_eps_share;
+    ks float8[]; ds float8[]; ps float8[];
+    lo float8 := -9; hi float8 := 4; mid float8; f float8;
+BEGIN
+    SELECT array_agg(c.val), array_agg(abs(s.val - c.val)),
+           array_agg(CASE WHEN u.val >= tau THEN 1 - 0.5 * exp(greatest(-700, -(u.val - tau) / bu))
+                          ELSE 0.5 * exp(greatest(-700, -(tau - u.val) / bu)) END)
+    INTO ks, ds, ps
+    FROM acc.exact c
+    JOIN acc.exact u ON u.qid = c.qid AND u.key = c.key AND u.agg = p_release_agg
+    JOIN acc.exact s ON s.qid = c.qid AND s.key = c.key AND s.agg = p_center_agg
+    WHERE c.qid = p_qid AND c.agg = 'count' AND c.val > 0;
+    IF ks IS NULL THEN
+        RETURN NULL;
+    END IF;
+    WHILE hi - lo > 4e-7 LOOP                    -- log10 x; 4e-7 is about 1e-6 relative
+        mid := (lo + hi) / 2;
+        SELECT sum(w.p * CASE WHEN 10 ^ mid * w.k >= w.d
+                              THEN 1 - exp(greatest(-700, -(10 ^ mid) * w.k / p_b)) * cosh(least(700, w.d / p_b))
+                              ELSE exp(-least(700, w.d / p_b)) * sinh(least(700, 10 ^ mid * w.k / p_b)) END) / sum(w.p)
+        INTO f FROM unnest(ks, ds, ps) w(k, d, p);
+        IF f >= 0.5 THEN hi := mid; ELSE lo := mid; END IF;
+    END LOOP;
+    RETURN 10 ^ hi;
+END
 $$;
 
 -- Expected error of a query under the other reading of "median relative
