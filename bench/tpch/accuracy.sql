@@ -209,6 +209,36 @@ RETURNS float8 LANGUAGE sql STABLE AS $$
     FROM acc.exact x, t WHERE x.qid = p_qid AND x.agg = p_agg
 $$;
 
+-- Median of |a L1 + c L2| for independent standard Laplace L1, L2:
+-- P(|X| > t) = (a^2 exp(-t/a) - c^2 exp(-t/c)) / (a^2 - c^2), solved by
+-- bisection (a ln 2 when c = 0).  ANON_AVG's theory: the released average
+-- is m + S~ / N~, so relative to the average A its error is about
+-- L_sum / (N A) + (m - A) / A * L_count / N, a sum of two Laplace terms.
+CREATE FUNCTION acc.median_abs_laplace_sum(a float8, c float8)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    lo float8 := 0; hi float8; mid float8;
+BEGIN
+    a := abs(a); c := abs(c);
+    IF least(a, c) = 0 THEN
+        RETURN greatest(a, c) * ln(2);
+    END IF;
+    IF abs(a - c) < 1e-9 * a THEN
+        c := c * (1 - 1e-6);                 -- the formula's a = c limit
+    END IF;
+    hi := 50 * greatest(a, c);
+    FOR i IN 1 .. 100 LOOP
+        mid := (lo + hi) / 2;
+        IF (a * a * exp(-mid / a) - c * c * exp(-mid / c)) / (a * a - c * c) > 0.5 THEN
+            lo := mid;
+        ELSE
+            hi := mid;
+        END IF;
+    END LOOP;
+    RETURN hi;
+END
+$$;
+
 -- three significant digits; scientific notation below 0.001 and from 1e5
 CREATE FUNCTION acc.fmt(x float8) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
