@@ -465,18 +465,19 @@ echo
 echo "| query | form (\`bench/tpch/queries/anon/\`) | users | Δ_u | C_u | δ | τ | R | exact partitions | released values | paper: error | ours: median rel. error [CI] | ours ÷ paper | expected error (theory) | paper: thresholding rate | ours: thresholding rate [CI] | expected rate (no C_u cut) | ms / run |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 qv "SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
-	  upper(c.qid), v.form, v.users, v.du, c.cu, acc.fmt(c.delta),
+	  upper(c.qid), v.form, v.users, m.du, c.cu, acc.fmt(c.delta),
 	  round(anon_dp_tau(acc.eps_share(c), c.delta, c.cu)::numeric, 1), c.runs, t.partitions, coalesce(s.n, 0),
 	  acc.fmt(pe.val), coalesce(acc.fmt_ci(s.med, s.lo, s.hi), '-'),
 	  coalesce(round((s.med / pe.val)::numeric, 2)::text, '-'),
-	  acc.fmt(acc.expected_median_err(c.qid, v.du / acc.eps_share(c), acc.eps_share(c), c.delta, c.cu, v.center, v.rel)),
+	  acc.fmt(acc.expected_median_err(c.qid, m.du / acc.eps_share(c), acc.eps_share(c), c.delta, c.cu, m.center_agg, m.release_agg)),
 	  acc.fmt_rate(pr.val), acc.fmt_rate(t.rate) || ' [' || acc.fmt_rate(t.rate_lo) || ', ' || acc.fmt_rate(t.rate_hi) || ']',
 	  acc.fmt_rate(acc.expected_rate(c.qid, 'users', acc.eps_share(c), c.delta, c.cu)),
 	  round((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM acc.run_time r WHERE r.cfg = c.cfg)::numeric))
-	FROM (VALUES ('q04', 'natural: \`q04.sql\` (EXISTS over lineitem), ANON_COUNT(o_orderkey, 5)', 'customers', 5, 'count', 'users'),
-	             ('q13', 'natural: \`q13.sql\` (customer LEFT JOIN orders), ANON_COUNT(*)', 'customers', 1, 'count', 'users'),
-	             ('q16', 'natural: \`q16.sql\` (NOT IN over supplier, + s_suppkey = ps_suppkey), ANON_COUNT(*)', 'suppliers', 1, 'expect', 'expect'),
-	             ('q21', 'joins: \`q21_joins.sql\` (order_suppliers, a relaxation), ANON_COUNT(*)', 'suppliers', 1, 'users', 'users')) v(qid, form, users, du, center, rel)
+	FROM (VALUES ('q04', 'natural: \`q04.sql\` (EXISTS over lineitem), ANON_COUNT(o_orderkey, 5)', 'customers'),
+	             ('q13', 'natural: \`q13.sql\` (customer LEFT JOIN orders), ANON_COUNT(*)', 'customers'),
+	             ('q16', 'natural: \`q16.sql\` (NOT IN over supplier, + s_suppkey = ps_suppkey), ANON_COUNT(*)', 'suppliers'),
+	             ('q21', 'joins: \`q21_joins.sql\` (order_suppliers, a relaxation), ANON_COUNT(*)', 'suppliers')) v(qid, form, users)
+	JOIN acc.table4_model m USING (qid)
 	JOIN acc.cfg c ON c.cfg = 'table4_' || v.qid
 	JOIN acc.thr t ON t.cfg = c.cfg
 	LEFT JOIN acc.err_summary s ON s.cfg = c.cfg
@@ -517,18 +518,18 @@ echo "| query | exact partitions | pooled: ours (Table 4) | pooled: expected (Ta
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 qv "SELECT format('| %s | %s | %s | %s | %s [%s] | %s | %s | %s |',
 	  upper(c.qid), t.partitions, coalesce(acc.fmt(s.med), '-'),
-	  acc.fmt(acc.expected_median_err(c.qid, v.du / acc.eps_share(c), acc.eps_share(c), c.delta, c.cu, v.center, CASE v.center WHEN 'expect' THEN 'expect' ELSE 'users' END)),
+	  acc.fmt(acc.expected_median_err(c.qid, m.du / acc.eps_share(c), acc.eps_share(c), c.delta, c.cu, m.center_agg, m.release_agg)),
 	  coalesce(acc.fmt(bp.med), '-'), coalesce(bp.partitions, 0),
-	  CASE WHEN v.center = 'count' THEN acc.fmt(acc.noise_partition_median_err(c.cfg)) ELSE '-' END,
-	  acc.fmt(acc.expected_partition_median_err(c.qid, v.du / acc.eps_share(c), v.center)),
+	  CASE WHEN m.center_agg = 'count' THEN acc.fmt(acc.noise_partition_median_err(c.cfg)) ELSE '-' END,
+	  acc.fmt(acc.expected_partition_median_err(c.qid, m.du / acc.eps_share(c), m.center_agg)),
 	  acc.fmt(pe.val))
-	FROM (VALUES ('q04', 5, 'count'), ('q13', 1, 'count'), ('q16', 1, 'expect'), ('q21', 1, 'users')) v(qid, du, center)
-	JOIN acc.cfg c ON c.cfg = 'table4_' || v.qid
+	FROM acc.table4_model m
+	JOIN acc.cfg c ON c.cfg = 'table4_' || m.qid
 	JOIN acc.thr t ON t.cfg = c.cfg
 	LEFT JOIN acc.err_summary s ON s.cfg = c.cfg
 	LEFT JOIN acc.err_by_partition bp ON bp.cfg = c.cfg
-	JOIN acc.paper pe ON pe.item = v.qid || '_err'
-	ORDER BY v.qid"
+	JOIN acc.paper pe ON pe.item = m.qid || '_err'
+	ORDER BY m.qid"
 echo
 echo "Q13 on our data and on the official generator's: the paper ran on \`dbgen\` data, whose SF 1 answer to Q13"
 echo "is published with the TPC-H specification (42 partitions; ours has 41, see notes).  Expected values for"

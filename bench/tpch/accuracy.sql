@@ -50,6 +50,17 @@ CREATE TABLE acc.run_time (seq bigserial, cfg text, run int, ms float8);
 CREATE TABLE acc.speed (sf text, query text, kind text, run int, ms float8);
 CREATE TABLE acc.paper (item text PRIMARY KEY, val float8);
 
+-- What the expected errors of a Table 4 query are computed from: du, the
+-- bound of its ANON_COUNT (the noise scale is du / eps_share); center_agg,
+-- the exact agg its released value estimates ('count': the exact value
+-- itself, Q4 and Q13; 'expect': the expected count after C_u bounding, Q16;
+-- 'users': each supplier counts 1, Q21); release_agg, the exact agg whose
+-- value is the user count tested against tau.
+CREATE TABLE acc.table4_model (qid text PRIMARY KEY, du int, center_agg text, release_agg text);
+INSERT INTO acc.table4_model VALUES
+    ('q04', 5, 'count', 'users'), ('q13', 1, 'count', 'users'),
+    ('q16', 1, 'expect', 'expect'), ('q21', 1, 'users', 'users');
+
 -- the epsilon of each release (as the rewriter splits it): with GROUP BY
 -- eps / (C_u (N + 1)), also for the user count; without (delta NULL) eps / N
 CREATE FUNCTION acc.eps_share(c acc.cfg) RETURNS float8
@@ -195,17 +206,22 @@ SELECT cfg, runs, p AS partitions, released, released_unknown,
            / (1 + 1.96 ^ 2 / trials) AS rate_hi
 FROM w WHERE trials > 0;
 
+-- Probability that a partition of k users passes the threshold tau when
+-- its user count gets continuous Laplace noise of scale b: 1/2
+-- exp(-(tau - k) / b) below tau and 1 - 1/2 exp(-(k - tau) / b) above.
+CREATE FUNCTION acc.release_prob(k float8, tau float8, b float8) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN k >= tau THEN 1 - 0.5 * exp(greatest(-700, -(k - tau) / b))
+                ELSE 0.5 * exp(greatest(-700, -(tau - k) / b)) END $$;
+
 -- Expected thresholding rate for partitions whose user counts are the exact
--- values of (qid, agg), with continuous Laplace noise of scale
--- 1 / eps_share around each count and anon_dp's tau: the probability that a
--- partition of k users is released is 1/2 exp(-(tau - k) / b) below tau
--- and 1 - 1/2 exp(-(k - tau) / b) above.  Valid when no user is cut by C_u
--- (Q13: one partition per customer).
+-- values of (qid, agg), with noise of scale 1 / eps_share around each count
+-- and anon_dp's tau.  Valid when no user is cut by C_u (Q13: one partition
+-- per customer).
 CREATE FUNCTION acc.expected_rate(p_qid text, p_agg text, p_eps_share float8, p_delta float8, p_cu int)
 RETURNS float8 LANGUAGE sql STABLE AS $$
-    WITH t AS (SELECT anon_dp_tau(p_eps_share, p_delta, p_cu) AS tau, 1 / p_eps_share AS b)
-    SELECT 1 - avg(CASE WHEN x.val >= t.tau THEN 1 - 0.5 * exp(greatest(-700, -(x.val - t.tau) / t.b))
-                        ELSE 0.5 * exp(greatest(-700, -(t.tau - x.val) / t.b)) END)
+    WITH t AS (SELECT anon_dp_tau(p_eps_share, p_delta, p_cu) AS tau)
+    SELECT 1 - avg(acc.release_prob(x.val, t.tau, 1 / p_eps_share))
     FROM acc.exact x, t WHERE x.qid = p_qid AND x.agg = p_agg
 $$;
 
@@ -278,7 +294,8 @@ $$;
 -- the pooled errors |d + L| / k solves
 --   sum_k P(release k) P(|d + L| <= x k) / sum_k P(release k) = 1/2,
 -- P(|d + L| <= m) = 1 - exp(-m/b) cosh(d/b) for m >= |d| and
--- exp(-|d|/b) sinh(m/b) for m < |d| (increasing in x), solved by bisection
+-- exp(-|d|/b) sinh(m/b) for m < |d| (increasing in x; written below as
+-- sums of exponentials of non-positive arguments), solved by bisection
 -- on log x to 1e-6 relative.  For Q16 the release uses the bounded
 -- expectation as the user count, an approximation (the count after
 -- bounding varies around it).
@@ -287,13 +304,11 @@ CREATE FUNCTION acc.expected_median_err(p_qid text, p_b float8, p_eps_share floa
 RETURNS float8 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     tau float8 := anon_dp_tau(p_eps_share, p_delta, p_cu);
-    bu float8 := 1 / p_eps_share;
     ks float8[]; ds float8[]; ps float8[];
     lo float8 := -9; hi float8 := 4; mid float8; f float8;
 BEGIN
     SELECT array_agg(c.val), array_agg(abs(s.val - c.val)),
-           array_agg(CASE WHEN u.val >= tau THEN 1 - 0.5 * exp(greatest(-700, -(u.val - tau) / bu))
-                          ELSE 0.5 * exp(greatest(-700, -(tau - u.val) / bu)) END)
+           array_agg(acc.release_prob(u.val, tau, 1 / p_eps_share))
     INTO ks, ds, ps
     FROM acc.exact c
     JOIN acc.exact u ON u.qid = c.qid AND u.key = c.key AND u.agg = p_release_agg
@@ -304,10 +319,11 @@ BEGIN
     END IF;
     WHILE hi - lo > 4e-7 LOOP                    -- log10 x; 4e-7 is about 1e-6 relative
         mid := (lo + hi) / 2;
-        SELECT sum(w.p * CASE WHEN 10 ^ mid * w.k >= w.d
-                              THEN 1 - exp(greatest(-700, -(10 ^ mid) * w.k / p_b)) * cosh(least(700, w.d / p_b))
-                              ELSE exp(-least(700, w.d / p_b)) * sinh(least(700, 10 ^ mid * w.k / p_b)) END) / sum(w.p)
-        INTO f FROM unnest(ks, ds, ps) w(k, d, p);
+        SELECT sum(w.p * CASE WHEN x.m >= w.d
+                              THEN 1 - 0.5 * (exp(greatest(-700, -(x.m - w.d) / p_b)) + exp(greatest(-700, -(x.m + w.d) / p_b)))
+                              ELSE 0.5 * (exp(greatest(-700, -(w.d - x.m) / p_b)) - exp(greatest(-700, -(w.d + x.m) / p_b))) END)
+               / sum(w.p)
+        INTO f FROM unnest(ks, ds, ps) w(k, d, p) CROSS JOIN LATERAL (SELECT 10 ^ mid * w.k) x(m);
         IF f >= 0.5 THEN hi := mid; ELSE lo := mid; END IF;
     END LOOP;
     RETURN 10 ^ hi;
@@ -324,11 +340,12 @@ $$;
 -- 'expect' for Q16, the expected count after C_u bounding).  With
 -- d = s - k, P(|d + L| <= m) = 1 - exp(-m/b) cosh(d/b) for every m > |d|,
 -- and it is below 1/2 for m <= |d|, so the median of |d + L| is
--- b ln(2 cosh(d/b)) (b ln 2 when d = 0), and the relative error is that / k.
+-- b ln(2 cosh(d/b)) = |d| + b ln(1 + exp(-2|d|/b)) (b ln 2 when d = 0), and
+-- the relative error is that / k.
 CREATE FUNCTION acc.expected_partition_median_err(p_qid text, p_b float8, p_center_agg text)
 RETURNS float8 LANGUAGE sql STABLE AS $$
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY
-               p_b * ln(2 * cosh(least(700, abs(s.val - c.val) / p_b))) / c.val)
+               (abs(s.val - c.val) + p_b * ln(1 + exp(greatest(-700, -2 * abs(s.val - c.val) / p_b)))) / c.val)
     FROM acc.exact c JOIN acc.exact s ON s.qid = c.qid AND s.key = c.key AND s.agg = p_center_agg
     WHERE c.qid = p_qid AND c.agg = 'count' AND c.val > 0
 $$;
