@@ -1,21 +1,43 @@
-# anon_dp -- PGXS build
+# anon_dp -- PGXS build (doc/architecture.md says what each file does)
 MODULE_big = anon_dp
 EXTENSION = anon_dp
 DATA = sql/anon_dp--0.1.sql
 PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 
+# the pure C99 core: no PostgreSQL headers
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
 	src/dp/dp_prf.o
-OBJS = src/anon_dp.o src/agg/dp_aggregates.o src/access/labels.o src/access/roles.o src/access/guard.o src/rewrite/rewriter.o \
-	src/bound/pick_aggregate.o src/bound/partition_bound.o src/bound/reservoir_tablesample.o $(DP_OBJS)
+# module entry, settings, hooks, the extension's catalog, DP core host
+TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/dp_host.o src/dp_errors.o
+# the anonymization pipeline (src/anonymizer/pipeline.h)
+ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
+	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
+	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o \
+	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
+	src/anonymizer/build_nodes.o src/anonymizer/row_cap.o src/anonymizer/verify.o
+# access control of anonymized sessions
+GUARD_OBJS = src/guard/labels.o src/guard/roles.o src/guard/objects.o src/guard/marks.o \
+	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
+# runtime of contribution bounding
+BOUND_OBJS = src/bound/partition_bound.o src/bound/pick_aggregate.o \
+	src/bound/reservoir_tablesample.o
+# SQL-callable glue
+FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o \
+	src/functions/privacy_arithmetic.o
+
+OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lcrypto -lm
 
-# pg_regress suites live in tests/sql and expected/ (see tools/test)
-REGRESS =
+# pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
+# `make installcheck` against a running server (tools/test starts one)
+REGRESS = access aggregates bounding clamping errors noise_scale public_api \
+	rewriter rewriter_cases rewriter_inputs threshold
+REGRESS_OPTS = --inputdir=tests --outputdir=tests
+CONTRIB_TESTDB = anon_dp_regression
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -25,8 +47,13 @@ include $(PGXS)
 src/dp/%.o: src/dp/%.c $(wildcard src/dp/*.h)
 	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -Wall -Wextra -Werror=implicit-function-declaration -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h src/dp/*.h src/access/*.h src/rewrite/*.h)
+$(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h)
 
 .PHONY: unit
 unit:
 	$(MAKE) -C tests/unit run
+
+# the suites, one per line (tools/test reads them)
+.PHONY: print-regress
+print-regress:
+	@printf '%s\n' $(REGRESS)

@@ -42,18 +42,8 @@
  * not.
  *
  * The spec is a text constant written by the rewriter, one letter per
- * output column, in the order of the arguments after uid:
- *
- *   g  GROUP BY value (any type with hash and equality)  -> that type
- *   n  count(*), no argument                              -> bigint
- *   c  count(value), non-NULL values                      -> bigint
- *   i  sum of a bigint argument, as sum(integer)          -> bigint
- *   b  sum of a bigint argument, as sum(bigint)           -> numeric
- *   m  sum of a numeric argument                          -> numeric
- *   f  sum of a double precision argument                 -> double precision
- *   a  avg of a double precision argument                 -> double precision
- *   l  min of a double precision argument                 -> double precision
- *   h  max of a double precision argument                 -> double precision
+ * output column, in the order of the arguments after uid; bound_spec.h
+ * lists the letters and what each column returns.
  */
 #include "postgres.h"
 
@@ -74,10 +64,12 @@
 
 #include "dp/dp_prf.h"
 #include "dp/dp_rng.h"
+#include "bound/bound_spec.h"
+#include "settings.h"
 
 #define BOUND_MAGIC 0x41445042	/* "ADPB" */
 #define BOUND_VERSION 1
-#define BOUND_MAX_KEEP 1000000	/* anon_dp.max_groups_contributed's maximum */
+#define BOUND_MAX_KEEP ANON_DP_MAX_CONTRIBUTIONS	/* anon_dp.max_groups_contributed's maximum */
 #define BOUND_MAX_COLUMNS 1000
 #define BOUND_FIRST_VALUE_ARG 5 /* state, secret, keep, spec, uid */
 
@@ -120,7 +112,7 @@ typedef struct bound_layout
 typedef struct bound_cell
 {
 	bool		present;		/* group: value not NULL; partial: has a value */
-	bool		wide;			/* 'b': the sum overflowed bigint, see datum */
+	bool		wide;			/* BOUND_SPEC_SUM_BIGINT: the sum overflowed bigint, see datum */
 	int64		count;			/* n, c, i, non-wide b; rows of a */
 	union
 	{
@@ -184,17 +176,17 @@ kind_value_type(char kind)
 {
 	switch (kind)
 	{
-		case 'n':
-		case 'c':
-		case 'i':
+		case BOUND_SPEC_ROWS:
+		case BOUND_SPEC_NONNULL:
+		case BOUND_SPEC_SUM_INT:
 			return INT8OID;
-		case 'b':
-		case 'm':
+		case BOUND_SPEC_SUM_BIGINT:
+		case BOUND_SPEC_SUM_NUMERIC:
 			return NUMERICOID;
-		case 'f':
-		case 'a':
-		case 'l':
-		case 'h':
+		case BOUND_SPEC_SUM_FLOAT:
+		case BOUND_SPEC_MEAN:
+		case BOUND_SPEC_MIN:
+		case BOUND_SPEC_MAX:
 			return FLOAT8OID;
 	}
 	return InvalidOid;
@@ -206,15 +198,15 @@ kind_argument_type(char kind)
 {
 	switch (kind)
 	{
-		case 'i':
-		case 'b':
+		case BOUND_SPEC_SUM_INT:
+		case BOUND_SPEC_SUM_BIGINT:
 			return INT8OID;
-		case 'm':
+		case BOUND_SPEC_SUM_NUMERIC:
 			return NUMERICOID;
-		case 'f':
-		case 'a':
-		case 'l':
-		case 'h':
+		case BOUND_SPEC_SUM_FLOAT:
+		case BOUND_SPEC_MEAN:
+		case BOUND_SPEC_MIN:
+		case BOUND_SPEC_MAX:
 			return FLOAT8OID;
 	}
 	return InvalidOid;
@@ -259,7 +251,7 @@ build_header(bound_layout *layout)
 	for (i = 0; i < layout->ncolumns; i++)
 	{
 		pq_sendbyte(&buf, layout->columns[i].kind);
-		pq_sendint32(&buf, layout->columns[i].kind == 'g' ? layout->columns[i].type : InvalidOid);
+		pq_sendint32(&buf, layout->columns[i].kind == BOUND_SPEC_GROUP ? layout->columns[i].type : InvalidOid);
 		pq_sendint32(&buf, layout->columns[i].collation);
 	}
 	layout->header = buf.data;
@@ -323,13 +315,13 @@ layout_from_call(FunctionCallInfo fcinfo)
 		Oid			want;
 
 		col->kind = spec[n];
-		if (col->kind == 'n')
+		if (col->kind == BOUND_SPEC_ROWS)
 		{
 			col->argno = -1;
 			col->type = INT8OID;
 			continue;
 		}
-		if (col->kind != 'g' && !OidIsValid(kind_value_type(col->kind)))
+		if (col->kind != BOUND_SPEC_GROUP && !OidIsValid(kind_value_type(col->kind)))
 			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
 		if (argno >= PG_NARGS())
 			bad_spec("fewer arguments than columns");
@@ -341,12 +333,12 @@ layout_from_call(FunctionCallInfo fcinfo)
 		if (OidIsValid(want) && col->type != want)
 			bad_spec(psprintf("column %d (\"%c\") takes %s, not %s", n + 1, col->kind,
 							  format_type_be(want), format_type_be(col->type)));
-		if (col->kind == 'g')
+		if (col->kind == BOUND_SPEC_GROUP)
 		{
 			col->collation = argument_collation(aggref, col->argno - 1);
 			setup_group_column(col, context);
 		}
-		else if (col->kind != 'c')
+		else if (col->kind != BOUND_SPEC_NONNULL)
 			col->type = kind_value_type(col->kind);
 	}
 	if (argno != PG_NARGS())
@@ -444,7 +436,7 @@ layout_from_blob(FunctionCallInfo fcinfo, StringInfo buf)
 		col->kind = (char) blob_byte(buf);
 		col->type = (Oid) blob_int32(buf);
 		col->collation = (Oid) blob_int32(buf);
-		if (col->kind == 'g')
+		if (col->kind == BOUND_SPEC_GROUP)
 		{
 			if (!OidIsValid(col->type))
 				bad_spec("no type for a GROUP BY column");
@@ -561,8 +553,8 @@ cells_release(bound_layout *layout, bound_cell *cells)
 	for (i = 0; i < layout->ncolumns; i++)
 	{
 		bound_column *col = &layout->columns[i];
-		bool		byref = col->kind == 'g' ? !col->typbyval :
-			(col->kind == 'm' || (col->kind == 'b' && cells[i].wide));
+		bool		byref = col->kind == BOUND_SPEC_GROUP ? !col->typbyval :
+			(col->kind == BOUND_SPEC_SUM_NUMERIC || (col->kind == BOUND_SPEC_SUM_BIGINT && cells[i].wide));
 
 		if (byref && cells[i].present && DatumGetPointer(cells[i].v.datum) != NULL)
 			pfree(DatumGetPointer(cells[i].v.datum));
@@ -653,7 +645,7 @@ groups_equal(bound_layout *layout, bound_cell *cells, const Datum *values, const
 	{
 		bound_column *col = &layout->columns[i];
 
-		if (col->kind != 'g')
+		if (col->kind != BOUND_SPEC_GROUP)
 			continue;
 		if (cells[i].present != !nulls[i])
 			return false;
@@ -685,7 +677,7 @@ replace_numeric(bound_cell *cell, Datum value)
 	cell->v.datum = value;
 }
 
-/* make a 'b' cell hold its sum as numeric (an empty cell becomes 0) */
+/* make a BOUND_SPEC_SUM_BIGINT cell hold its sum as numeric (an empty cell becomes 0) */
 static void
 widen_bigint_sum(bound_cell *cell, MemoryContext context)
 {
@@ -701,7 +693,7 @@ widen_bigint_sum(bound_cell *cell, MemoryContext context)
 	cell->wide = true;
 }
 
-/* add a bigint to a 'b' cell: bigint while it fits, numeric after */
+/* add a bigint to a BOUND_SPEC_SUM_BIGINT cell: bigint while it fits, numeric after */
 static void
 add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 {
@@ -724,17 +716,17 @@ add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 									   context));
 }
 
-/* fold one non-NULL argument value (or one row, for 'n') into a partial */
+/* fold one non-NULL argument value (or one row, for BOUND_SPEC_ROWS) into a partial */
 static void
 accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext context)
 {
 	switch (col->kind)
 	{
-		case 'n':
-		case 'c':
+		case BOUND_SPEC_ROWS:
+		case BOUND_SPEC_NONNULL:
 			cell->count++;
 			break;
-		case 'i':
+		case BOUND_SPEC_SUM_INT:
 			if (cell->present && pg_add_s64_overflow(cell->count, DatumGetInt64(value), &cell->count))
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -743,10 +735,10 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 				cell->count = DatumGetInt64(value);
 			cell->present = true;
 			break;
-		case 'b':
+		case BOUND_SPEC_SUM_BIGINT:
 			add_bigint(cell, DatumGetInt64(value), context);
 			break;
-		case 'm':
+		case BOUND_SPEC_SUM_NUMERIC:
 			if (cell->present)
 				replace_numeric(cell, numeric_plus(cell->v.datum, value, context));
 			else
@@ -758,23 +750,23 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 			}
 			cell->present = true;
 			break;
-		case 'f':
+		case BOUND_SPEC_SUM_FLOAT:
 			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
 				DatumGetFloat8(value);
 			cell->present = true;
 			break;
-		case 'a':
+		case BOUND_SPEC_MEAN:
 			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
 				DatumGetFloat8(value);
 			cell->count++;
 			cell->present = true;
 			break;
-		case 'l':
+		case BOUND_SPEC_MIN:
 			if (!cell->present || float8_lt(DatumGetFloat8(value), cell->v.real))
 				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
 			break;
-		case 'h':
+		case BOUND_SPEC_MAX:
 			if (!cell->present || float8_gt(DatumGetFloat8(value), cell->v.real))
 				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
@@ -787,19 +779,19 @@ static void
 merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
 {
 	/* counts have no "present" flag; other partials only merge a value */
-	if (col->kind == 'n' || col->kind == 'c')
+	if (col->kind == BOUND_SPEC_ROWS || col->kind == BOUND_SPEC_NONNULL)
 	{
 		into->count += from->count;
 		return;
 	}
-	if (col->kind == 'g' || !from->present)
+	if (col->kind == BOUND_SPEC_GROUP || !from->present)
 		return;
 	switch (col->kind)
 	{
-		case 'i':
+		case BOUND_SPEC_SUM_INT:
 			accumulate(col, into, Int64GetDatum(from->count), context);
 			break;
-		case 'b':
+		case BOUND_SPEC_SUM_BIGINT:
 			if (!from->wide)
 				add_bigint(into, from->count, context);
 			else
@@ -808,15 +800,15 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
 				replace_numeric(into, numeric_plus(into->v.datum, from->v.datum, context));
 			}
 			break;
-		case 'm':
+		case BOUND_SPEC_SUM_NUMERIC:
 			accumulate(col, into, from->v.datum, context);
 			break;
-		case 'f':
-		case 'l':
-		case 'h':
+		case BOUND_SPEC_SUM_FLOAT:
+		case BOUND_SPEC_MIN:
+		case BOUND_SPEC_MAX:
 			accumulate(col, into, Float8GetDatum(from->v.real), context);
 			break;
-		case 'a':
+		case BOUND_SPEC_MEAN:
 			into->v.real = into->present ? float8_pl(into->v.real, from->v.real) : from->v.real;
 			into->count += from->count;
 			into->present = true;
@@ -828,53 +820,62 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
 
 #define NULL_VALUE_HASH UINT64CONST(0x9e3779b97f4a7c15)
 
-PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_transfn);
-Datum
-anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
+/*
+ * Take the execution's secret (argument 1) into the layout, with the seed of
+ * the types' hash functions derived from it, unless the layout has it.
+ */
+static void
+layout_take_secret(FunctionCallInfo fcinfo, bound_layout *layout)
 {
-	MemoryContext context;
-	bound_layout *layout;
+	bytea	   *secret;
+	static const uint8 label[] = "anon_dp type hash seed";
+
+	if (PG_ARGISNULL(1))
+		bad_spec("the secret must not be NULL");
+	secret = PG_GETARG_BYTEA_PP(1);
+	if (VARSIZE_ANY_EXHDR(secret) != DP_PRF_KEY_BYTES)
+		bad_spec("the secret must have 16 bytes");
+	if (!layout->has_secret || memcmp(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES) != 0)
+	{
+		/* a new execution (or rescan): its states are all created anew */
+		memcpy(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES);
+		layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
+		layout->has_secret = true;
+	}
+}
+
+/*
+ * The state of this row's user: the one passed in, or at the user's first
+ * row a new one, holding the hash of the user's uid (argument 4).
+ */
+static bound_state *
+user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
+{
 	bound_state *state;
+
+	if (!PG_ARGISNULL(0))
+		return (bound_state *) PG_GETARG_POINTER(0);
+	layout_take_secret(fcinfo, layout);
+	state = state_create(layout, context, true);
+	state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
+		DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
+										 PG_GETARG_DATUM(4), UInt64GetDatum(layout->seed)));
+	return state;
+}
+
+/*
+ * Read the row's value of each column into values and nulls (a count(*)
+ * column reads as NULL) and return the key of the row's (user, partition)
+ * pair: SipHash of the user's uid hash and its GROUP BY values' hashes.
+ */
+static uint64
+row_pair_key(FunctionCallInfo fcinfo, bound_layout *layout, bound_state *state,
+			 Datum *values, bool *nulls)
+{
 	uint64		words[1 + BOUND_MAX_COLUMNS];
-	Datum		values[BOUND_MAX_COLUMNS];
-	bool		nulls[BOUND_MAX_COLUMNS];
 	int			nwords = 0;
-	uint64		key;
-	int64		pos;
-	bound_cell *cells = NULL;
 	int			i;
 
-	if (!AggCheckCallContext(fcinfo, &context))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anon_dp_bound_partitions_transfn called in a non-aggregate context")));
-	layout = layout_from_call(fcinfo);
-	if (PG_ARGISNULL(0))
-	{
-		bytea	   *secret;
-		static const uint8 label[] = "anon_dp type hash seed";
-
-		if (PG_ARGISNULL(1))
-			bad_spec("the secret must not be NULL");
-		secret = PG_GETARG_BYTEA_PP(1);
-		if (VARSIZE_ANY_EXHDR(secret) != DP_PRF_KEY_BYTES)
-			bad_spec("the secret must have 16 bytes");
-		if (!layout->has_secret || memcmp(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES) != 0)
-		{
-			/* a new execution (or rescan): its states are all created anew */
-			memcpy(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES);
-			layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
-			layout->has_secret = true;
-		}
-		state = state_create(layout, context, true);
-		state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
-			DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
-											 PG_GETARG_DATUM(4), UInt64GetDatum(layout->seed)));
-	}
-	else
-		state = (bound_state *) PG_GETARG_POINTER(0);
-
-	/* the key of this row's (user, partition) pair */
 	words[nwords++] = state->uid_hash;
 	for (i = 0; i < layout->ncolumns; i++)
 	{
@@ -888,57 +889,108 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 		}
 		nulls[i] = PG_ARGISNULL(col->argno);
 		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(col->argno);
-		if (col->kind == 'g')
+		if (col->kind == BOUND_SPEC_GROUP)
 			words[nwords++] = nulls[i] ? NULL_VALUE_HASH :
 				DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[i],
 												 UInt64GetDatum(layout->seed)));
 	}
-	key = dp_siphash24(layout->secret, (const uint8 *) words, sizeof(uint64) * nwords);
+	return dp_siphash24(layout->secret, (const uint8 *) words, sizeof(uint64) * nwords);
+}
+
+/* copy the row's GROUP BY values into the cells of a newly admitted pair */
+static void
+store_group_values(bound_layout *layout, bound_cell *cells, const Datum *values,
+				   const bool *nulls, MemoryContext context)
+{
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		if (col->kind != BOUND_SPEC_GROUP || nulls[i])
+			continue;
+		cells[i].present = true;
+		if (col->typbyval)
+			cells[i].v.datum = values[i];
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(context);
+
+			cells[i].v.datum = datumCopy(values[i], false, col->typlen);
+			MemoryContextSwitchTo(old);
+		}
+	}
+}
+
+/*
+ * The cells of the row's pair in its user's state: those of the kept pair
+ * with the row's key and GROUP BY values, or else those of the pair newly
+ * admitted for the row.  NULL when the row is dropped: the state is full
+ * and the key is not below its largest.
+ */
+static bound_cell *
+find_or_admit_pair(bound_layout *layout, bound_state *state, uint64 key,
+				   const Datum *values, const bool *nulls, MemoryContext context)
+{
+	bound_cell *cells;
+	int64		pos;
 
 	/* a full state drops a row whose key is above its largest at once */
 	if (state->count == layout->keep && key > state->keys[state->count - 1])
-		PG_RETURN_POINTER(state);
+		return NULL;
 
 	pos = state_lower_bound(state, key);
 	for (; pos < state->count && state->keys[pos] == key; pos++)
 	{
 		if (groups_equal(layout, state->cells[pos], values, nulls))
-		{
-			cells = state->cells[pos];
-			break;
-		}
+			return state->cells[pos];
 	}
-	if (cells == NULL)
-	{
-		cells = state_insert(state, pos, key, context);
-		if (cells == NULL)
-			PG_RETURN_POINTER(state);
-		for (i = 0; i < layout->ncolumns; i++)
-		{
-			bound_column *col = &layout->columns[i];
+	cells = state_insert(state, pos, key, context);
+	if (cells != NULL)
+		store_group_values(layout, cells, values, nulls, context);
+	return cells;
+}
 
-			if (col->kind != 'g' || nulls[i])
-				continue;
-			cells[i].present = true;
-			if (col->typbyval)
-				cells[i].v.datum = values[i];
-			else
-			{
-				MemoryContext old = MemoryContextSwitchTo(context);
+/* fold the row into the partials of its pair (NULL arguments are skipped) */
+static void
+accumulate_row(bound_layout *layout, bound_cell *cells, const Datum *values,
+			   const bool *nulls, MemoryContext context)
+{
+	int			i;
 
-				cells[i].v.datum = datumCopy(values[i], false, col->typlen);
-				MemoryContextSwitchTo(old);
-			}
-		}
-	}
 	for (i = 0; i < layout->ncolumns; i++)
 	{
 		bound_column *col = &layout->columns[i];
 
-		if (col->kind == 'g' || (col->argno >= 0 && nulls[i]))
+		if (col->kind == BOUND_SPEC_GROUP || (col->argno >= 0 && nulls[i]))
 			continue;
 		accumulate(col, &cells[i], values[i], context);
 	}
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_transfn);
+Datum
+anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext context;
+	bound_layout *layout;
+	bound_state *state;
+	Datum		values[BOUND_MAX_COLUMNS];
+	bool		nulls[BOUND_MAX_COLUMNS];
+	uint64		key;
+	bound_cell *cells;
+
+	if (!AggCheckCallContext(fcinfo, &context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_bound_partitions_transfn called in a non-aggregate context")));
+	layout = layout_from_call(fcinfo);
+	state = user_state(fcinfo, layout, context);
+	key = row_pair_key(fcinfo, layout, state, values, nulls);
+	cells = find_or_admit_pair(layout, state, key, values, nulls, context);
+	if (cells != NULL)
+		accumulate_row(layout, cells, values, nulls, context);
 	PG_RETURN_POINTER(state);
 }
 
@@ -983,7 +1035,7 @@ state_merge(bound_state *into, bound_state *from, MemoryContext context)
 			{
 				bound_column *col = &layout->columns[i];
 
-				if (col->kind == 'g' && theirs[i].present)
+				if (col->kind == BOUND_SPEC_GROUP && theirs[i].present)
 				{
 					MemoryContext old = MemoryContextSwitchTo(context);
 
@@ -1083,19 +1135,19 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 			bound_cell *cell = &cells[i];
 
 			pq_sendbyte(&buf, cell->present ? 1 : 0);
-			if (!cell->present && col->kind != 'n' && col->kind != 'c')
+			if (!cell->present && col->kind != BOUND_SPEC_ROWS && col->kind != BOUND_SPEC_NONNULL)
 				continue;
 			switch (col->kind)
 			{
-				case 'g':
+				case BOUND_SPEC_GROUP:
 					send_value(&buf, col, cell->v.datum);
 					break;
-				case 'n':
-				case 'c':
-				case 'i':
+				case BOUND_SPEC_ROWS:
+				case BOUND_SPEC_NONNULL:
+				case BOUND_SPEC_SUM_INT:
 					pq_sendint64(&buf, cell->count);
 					break;
-				case 'b':
+				case BOUND_SPEC_SUM_BIGINT:
 					pq_sendbyte(&buf, cell->wide ? 1 : 0);
 					if (cell->wide)
 					{
@@ -1107,7 +1159,7 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 					else
 						pq_sendint64(&buf, cell->count);
 					break;
-				case 'm':
+				case BOUND_SPEC_SUM_NUMERIC:
 					{
 						bytea	   *bytes = SendFunctionCall(numeric_io(false), cell->v.datum);
 
@@ -1115,7 +1167,7 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 						pq_sendbytes(&buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
 					}
 					break;
-				case 'a':
+				case BOUND_SPEC_MEAN:
 					pq_sendint64(&buf, cell->count);
 					pq_sendfloat8(&buf, cell->v.real);
 					break;
@@ -1186,29 +1238,29 @@ state_read(bound_layout *layout, StringInfo buf, bool arena)
 			bound_cell *cell = &cells[i];
 
 			cell->present = blob_byte(buf) != 0;
-			if (!cell->present && col->kind != 'n' && col->kind != 'c')
+			if (!cell->present && col->kind != BOUND_SPEC_ROWS && col->kind != BOUND_SPEC_NONNULL)
 				continue;
 			switch (col->kind)
 			{
-				case 'g':
+				case BOUND_SPEC_GROUP:
 					cell->v.datum = receive_value(buf, &col->recv, col->ioparam);
 					break;
-				case 'n':
-				case 'c':
-				case 'i':
+				case BOUND_SPEC_ROWS:
+				case BOUND_SPEC_NONNULL:
+				case BOUND_SPEC_SUM_INT:
 					cell->count = blob_int64(buf);
 					break;
-				case 'b':
+				case BOUND_SPEC_SUM_BIGINT:
 					cell->wide = blob_byte(buf) != 0;
 					if (cell->wide)
 						cell->v.datum = receive_value(buf, numeric_io(true), NUMERICOID);
 					else
 						cell->count = blob_int64(buf);
 					break;
-				case 'm':
+				case BOUND_SPEC_SUM_NUMERIC:
 					cell->v.datum = receive_value(buf, numeric_io(true), NUMERICOID);
 					break;
-				case 'a':
+				case BOUND_SPEC_MEAN:
 					cell->count = blob_int64(buf);
 					cell->v.real = blob_float8(buf);
 					break;
@@ -1299,26 +1351,26 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 	{
 		bound_cell *cell = &state->cells[p][column];
 
-		nulls[p] = !cell->present && col->kind != 'n' && col->kind != 'c';
+		nulls[p] = !cell->present && col->kind != BOUND_SPEC_ROWS && col->kind != BOUND_SPEC_NONNULL;
 		values[p] = (Datum) 0;
 		if (nulls[p])
 			continue;
 		switch (col->kind)
 		{
-			case 'g':
-			case 'm':
+			case BOUND_SPEC_GROUP:
+			case BOUND_SPEC_SUM_NUMERIC:
 				values[p] = cell->v.datum;
 				break;
-			case 'n':
-			case 'c':
-			case 'i':
+			case BOUND_SPEC_ROWS:
+			case BOUND_SPEC_NONNULL:
+			case BOUND_SPEC_SUM_INT:
 				values[p] = Int64GetDatum(cell->count);
 				break;
-			case 'b':
+			case BOUND_SPEC_SUM_BIGINT:
 				values[p] = cell->wide ? cell->v.datum :
 					DirectFunctionCall1(int8_numeric, Int64GetDatum(cell->count));
 				break;
-			case 'a':
+			case BOUND_SPEC_MEAN:
 				values[p] = Float8GetDatum(cell->v.real / (double) cell->count);
 				break;
 			default:

@@ -31,9 +31,10 @@
 
 #include "dp/dp_reservoir.h"
 #include "dp/dp_rng.h"
+#include "settings.h"
 
 /* the largest C_u a pick may use (anon_dp.max_groups_contributed's maximum) */
-#define PICK_MAX_CAPACITY 1000000
+#define PICK_MAX_CAPACITY ANON_DP_MAX_CONTRIBUTIONS
 
 typedef struct pick_state
 {

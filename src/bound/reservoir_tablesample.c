@@ -37,12 +37,13 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-#include "access/labels.h"
+#include "guard/labels.h"
 #include "dp/dp_reservoir.h"
 #include "dp/dp_rng.h"
+#include "settings.h"
 
 /* the largest n: a per-user row cap beyond this is no cap */
-#define RESERVOIR_MAX_ROWS 1000000
+#define RESERVOIR_MAX_ROWS ANON_DP_MAX_CONTRIBUTIONS
 
 typedef struct reservoir_unit
 {
@@ -68,6 +69,19 @@ typedef struct reservoir_state
 	int64		next;			/* next entry of kept to return */
 	BlockNumber block;			/* block being returned */
 } reservoir_state;
+
+/*
+ * The reservoirs of one scan: one per privacy unit, in buckets by the hash
+ * of the unit's value; rows whose privacy unit is NULL share null_unit.
+ */
+typedef struct reservoir_units
+{
+	HTAB	   *buckets;		/* reservoir_bucket entries */
+	reservoir_unit *null_unit;
+	TypeCacheEntry *typentry;	/* hash and equality of the unit's type */
+	Oid			collation;		/* of the privacy unit column */
+	int64		keep;			/* n: identifiers kept per unit */
+} reservoir_units;
 
 static void
 reservoir_sample_size(PlannerInfo *root, RelOptInfo *baserel, List *paramexprs,
@@ -111,27 +125,11 @@ compare_tids(const void *a, const void *b)
 	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
 }
 
-static void
-reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
+/* the argument n of anon_reservoir(n), checked */
+static int64
+checked_rows_per_unit(Datum param)
 {
-	reservoir_state *state = (reservoir_state *) node->tsm_state;
-	Relation	relation = node->ss.ss_currentRelation;
-	Oid			relid = RelationGetRelid(relation);
-	int64		keep = DatumGetInt64(params[0]);
-	AttrNumber	uid;
-	Oid			uid_type;
-	Oid			uid_collation;
-	TypeCacheEntry *typentry;
-	HASHCTL		hashctl;
-	HTAB	   *units;
-	reservoir_unit *null_unit = NULL;
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	MemoryContext old;
-	HASH_SEQ_STATUS seq;
-	reservoir_bucket *bucket;
-	int64		total = 0;
-	dp_rng	   *rng = dp_rng_secure();
+	int64		keep = DatumGetInt64(param);
 
 	if (keep < 1 || keep > RESERVOIR_MAX_ROWS)
 		ereport(ERROR,
@@ -139,7 +137,15 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 				 errmsg("TABLESAMPLE anon_reservoir: the number of rows per privacy unit must be between 1 and %d, not " INT64_FORMAT,
 						RESERVOIR_MAX_ROWS, keep),
 				 errhint("Write TABLESAMPLE anon_reservoir(n) with a positive n, for example anon_reservoir(10).")));
-	uid = anon_dp_privacy_unit_column(relid);
+	return keep;
+}
+
+/* the privacy unit column of the sampled table, which must have one */
+static AttrNumber
+checked_unit_column(Relation relation)
+{
+	AttrNumber	uid = anon_dp_privacy_unit_column(RelationGetRelid(relation));
+
 	if (uid == InvalidAttrNumber)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
@@ -147,14 +153,26 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 						RelationGetRelationName(relation)),
 				 errhint("Label the user id column first: SECURITY LABEL FOR anon_dp ON COLUMN %s.<column> IS 'privacy_unit'.",
 						 RelationGetRelationName(relation))));
+	return uid;
+}
 
-	MemoryContextReset(state->context);
-	old = MemoryContextSwitchTo(state->context);
+/*
+ * No reservoirs yet, for the privacy unit column uid of relation, whose type
+ * must have hash and equality functions; the buckets live in context.
+ */
+static void
+units_init(reservoir_units *units, Relation relation, AttrNumber uid, int64 keep,
+		   MemoryContext context)
+{
+	Oid			uid_type = TupleDescAttr(RelationGetDescr(relation), uid - 1)->atttypid;
+	HASHCTL		hashctl;
 
-	uid_type = TupleDescAttr(RelationGetDescr(relation), uid - 1)->atttypid;
-	uid_collation = TupleDescAttr(RelationGetDescr(relation), uid - 1)->attcollation;
-	typentry = lookup_type_cache(uid_type, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
-	if (!OidIsValid(typentry->hash_proc_finfo.fn_oid) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
+	units->keep = keep;
+	units->null_unit = NULL;
+	units->collation = TupleDescAttr(RelationGetDescr(relation), uid - 1)->attcollation;
+	units->typentry = lookup_type_cache(uid_type, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
+	if (!OidIsValid(units->typentry->hash_proc_finfo.fn_oid) ||
+		!OidIsValid(units->typentry->eq_opr_finfo.fn_oid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("TABLESAMPLE anon_reservoir: the privacy unit type %s has no hash or equality function",
@@ -163,102 +181,166 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 	memset(&hashctl, 0, sizeof(hashctl));
 	hashctl.keysize = sizeof(uint32);
 	hashctl.entrysize = sizeof(reservoir_bucket);
-	hashctl.hcxt = state->context;
-	units = hash_create("anon_reservoir units", 1024, &hashctl,
-						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	hashctl.hcxt = context;
+	units->buckets = hash_create("anon_reservoir units", 1024, &hashctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
 
-	/* one pass over the rows this scan's snapshot sees */
+/* the reservoir of a privacy unit value, created (empty) at its first row */
+static reservoir_unit *
+unit_of_value(reservoir_units *units, Datum value, bool isnull)
+{
+	TypeCacheEntry *typentry = units->typentry;
+	reservoir_bucket *bucket;
+	reservoir_unit *unit;
+	uint32		hash;
+	bool		found;
+
+	if (isnull)
+	{
+		if (units->null_unit == NULL)
+		{
+			units->null_unit = palloc0(sizeof(reservoir_unit));
+			units->null_unit->isnull = true;
+		}
+		return units->null_unit;
+	}
+	hash = DatumGetUInt32(FunctionCall1Coll(&typentry->hash_proc_finfo,
+											units->collation, value));
+	bucket = hash_search(units->buckets, &hash, HASH_ENTER, &found);
+	if (!found)
+		bucket->units = NULL;
+	for (unit = bucket->units; unit != NULL; unit = unit->next)
+		if (DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, units->collation,
+										   unit->value, value)))
+			return unit;
+	unit = palloc0(sizeof(reservoir_unit));
+	unit->value = datumCopy(value, typentry->typbyval, typentry->typlen);
+	unit->next = bucket->units;
+	bucket->units = unit;
+	return unit;
+}
+
+/* offer a row's identifier to its unit's reservoir of at most keep */
+static void
+unit_offer(reservoir_unit *unit, ItemPointer tid, int64 keep, dp_rng *rng)
+{
+	int64		at = dp_reservoir_slot(rng, unit->seen, (uint64) keep);
+
+	unit->seen++;
+	if (at < 0)
+		return;
+	if ((uint64) at >= unit->allocated)
+	{
+		/* at == allocated < keep: room for more identifiers */
+		uint64		size = Min(Max(unit->allocated * 2, 4), (uint64) keep);
+
+		unit->tids = unit->tids ? repalloc(unit->tids, sizeof(ItemPointerData) * size)
+			: palloc(sizeof(ItemPointerData) * size);
+		unit->allocated = size;
+	}
+	unit->tids[at] = *tid;
+}
+
+/* one pass over the rows the snapshot sees, each offered to its unit */
+static void
+units_scan(reservoir_units *units, Relation relation, AttrNumber uid, Snapshot snapshot)
+{
+	dp_rng	   *rng = dp_rng_secure();
+	TupleTableSlot *slot;
+	TableScanDesc scan;
+
 	slot = table_slot_create(relation, NULL);
-	scan = table_beginscan(relation, node->ss.ps.state->es_snapshot, 0, NULL);
+	scan = table_beginscan(relation, snapshot, 0, NULL);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		bool		isnull;
 		Datum		value = slot_getattr(slot, uid, &isnull);
-		reservoir_unit *unit = NULL;
-		int64		at;
 
 		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-		{
-			if (null_unit == NULL)
-			{
-				null_unit = palloc0(sizeof(reservoir_unit));
-				null_unit->isnull = true;
-			}
-			unit = null_unit;
-		}
-		else
-		{
-			uint32		hash = DatumGetUInt32(FunctionCall1Coll(&typentry->hash_proc_finfo,
-																uid_collation, value));
-			bool		found;
-
-			bucket = hash_search(units, &hash, HASH_ENTER, &found);
-			if (!found)
-				bucket->units = NULL;
-			for (unit = bucket->units; unit != NULL; unit = unit->next)
-				if (DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, uid_collation,
-												   unit->value, value)))
-					break;
-			if (unit == NULL)
-			{
-				unit = palloc0(sizeof(reservoir_unit));
-				unit->value = datumCopy(value, typentry->typbyval, typentry->typlen);
-				unit->next = bucket->units;
-				bucket->units = unit;
-			}
-		}
-		at = dp_reservoir_slot(rng, unit->seen, (uint64) keep);
-		unit->seen++;
-		if (at < 0)
-			continue;
-		if ((uint64) at >= unit->allocated)
-		{
-			/* at == allocated < keep: room for more identifiers */
-			uint64		size = Min(Max(unit->allocated * 2, 4), (uint64) keep);
-
-			unit->tids = unit->tids ? repalloc(unit->tids, sizeof(ItemPointerData) * size)
-				: palloc(sizeof(ItemPointerData) * size);
-			unit->allocated = size;
-		}
-		unit->tids[at] = slot->tts_tid;
+		unit_offer(unit_of_value(units, value, isnull), &slot->tts_tid, units->keep, rng);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
+}
 
-	/* the kept identifiers of every unit, in physical order */
-	hash_seq_init(&seq, units);
+/* the number of identifiers a unit's reservoir holds */
+static int64
+unit_kept(reservoir_unit *unit, int64 keep)
+{
+	return Min(unit->seen, (uint64) keep);
+}
+
+/* the number of identifiers all reservoirs hold */
+static int64
+units_kept(reservoir_units *units)
+{
+	HASH_SEQ_STATUS seq;
+	reservoir_bucket *bucket;
+	reservoir_unit *unit;
+	int64		total = 0;
+
+	hash_seq_init(&seq, units->buckets);
 	while ((bucket = hash_seq_search(&seq)) != NULL)
 	{
-		reservoir_unit *unit;
-
 		for (unit = bucket->units; unit != NULL; unit = unit->next)
-			total += Min(unit->seen, (uint64) keep);
+			total += unit_kept(unit, units->keep);
 	}
-	if (null_unit)
-		total += Min(null_unit->seen, (uint64) keep);
+	if (units->null_unit)
+		total += unit_kept(units->null_unit, units->keep);
+	return total;
+}
+
+/* append a unit's kept identifiers to state->kept */
+static void
+append_unit_tids(reservoir_state *state, reservoir_unit *unit, int64 keep)
+{
+	memcpy(&state->kept[state->nkept], unit->tids,
+		   sizeof(ItemPointerData) * unit_kept(unit, keep));
+	state->nkept += unit_kept(unit, keep);
+}
+
+/*
+ * The kept identifiers of every unit into a new state->kept, in the current
+ * memory context, sorted into physical order.
+ */
+static void
+collect_kept(reservoir_state *state, reservoir_units *units)
+{
+	HASH_SEQ_STATUS seq;
+	reservoir_bucket *bucket;
+	reservoir_unit *unit;
+	int64		total = units_kept(units);
+
 	state->kept = palloc_extended(sizeof(ItemPointerData) * Max(total, 1), MCXT_ALLOC_HUGE);
 	state->nkept = 0;
-	hash_seq_init(&seq, units);
+	hash_seq_init(&seq, units->buckets);
 	while ((bucket = hash_seq_search(&seq)) != NULL)
 	{
-		reservoir_unit *unit;
-
 		for (unit = bucket->units; unit != NULL; unit = unit->next)
-		{
-			memcpy(&state->kept[state->nkept], unit->tids,
-				   sizeof(ItemPointerData) * Min(unit->seen, (uint64) keep));
-			state->nkept += Min(unit->seen, (uint64) keep);
-		}
+			append_unit_tids(state, unit, units->keep);
 	}
-	if (null_unit)
-	{
-		memcpy(&state->kept[state->nkept], null_unit->tids,
-			   sizeof(ItemPointerData) * Min(null_unit->seen, (uint64) keep));
-		state->nkept += Min(null_unit->seen, (uint64) keep);
-	}
-	hash_destroy(units);
+	if (units->null_unit)
+		append_unit_tids(state, units->null_unit, units->keep);
 	qsort(state->kept, state->nkept, sizeof(ItemPointerData), compare_tids);
+}
+
+static void
+reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
+{
+	reservoir_state *state = (reservoir_state *) node->tsm_state;
+	Relation	relation = node->ss.ss_currentRelation;
+	int64		keep = checked_rows_per_unit(params[0]);
+	AttrNumber	uid = checked_unit_column(relation);
+	reservoir_units units;
+	MemoryContext old;
+
+	MemoryContextReset(state->context);
+	old = MemoryContextSwitchTo(state->context);
+	units_init(&units, relation, uid, keep, state->context);
+	units_scan(&units, relation, uid, node->ss.ps.state->es_snapshot);
+	collect_kept(state, &units);
+	hash_destroy(units.buckets);
 	state->next = 0;
 	state->block = InvalidBlockNumber;
 	MemoryContextSwitchTo(old);

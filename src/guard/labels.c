@@ -17,8 +17,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "access/labels.h"
-#include "access/roles.h"
+#include "guard/labels.h"
+#include "guard/roles.h"
 
 static char *
 relation_label(Oid relid, int32 attnum)

@@ -8,18 +8,18 @@
  *   SECURITY LABEL FOR anon_dp ON ROLE r IS 'anonymized';
  *       r sees private tables only through anonymization queries (roles.h)
  *   SECURITY LABEL FOR anon_dp ON FUNCTION f(...) IS 'trusted';
- *       anonymized roles may call f on private rows (guard.c)
+ *       anonymized roles may call f on private rows (query_guard.c)
  *
  * Labels are the only source of truth; they survive pg_dump / restore.
  */
 #ifndef ANON_DP_LABELS_H
 #define ANON_DP_LABELS_H
 
-#include "postgres.h"
-
 #define ANON_DP_LABEL_PROVIDER "anon_dp"
 #define ANON_DP_LABEL_PRIVACY_UNIT "privacy_unit"
 #define ANON_DP_LABEL_PUBLIC "public"
+#define ANON_DP_LABEL_ANONYMIZED "anonymized"
+#define ANON_DP_LABEL_TRUSTED "trusted"
 
 extern void anon_dp_register_labels(void);
 

@@ -13,40 +13,11 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/syscache.h"
 
-#include "access/labels.h"
-#include "access/roles.h"
-
-int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
-char	   *anon_dp_label_admin_role = NULL;
-
-static const struct config_enum_entry access_level_options[] = {
-	{"full", ANON_DP_ACCESS_FULL, false},
-	{"anonymized", ANON_DP_ACCESS_ANONYMIZED, false},
-	{NULL, 0, false}
-};
-
-void
-anon_dp_define_access_settings(void)
-{
-	DefineCustomEnumVariable("anon_dp.access_level",
-							 "Lowers this session to anonymized access.",
-							 "'anonymized' makes the session see private tables only through anonymization queries. "
-							 "It cannot raise the level of a role labelled 'anonymized'.",
-							 &anon_dp_access_level_setting,
-							 ANON_DP_ACCESS_FULL, access_level_options,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomStringVariable("anon_dp.label_admin_role",
-							   "Role whose members may change anon_dp security labels besides superusers.",
-							   "Empty: only superusers may label tables, columns, roles and functions.",
-							   &anon_dp_label_admin_role,
-							   "",
-							   PGC_SUSET, 0,
-							   NULL, NULL, NULL);
-}
+#include "guard/labels.h"
+#include "guard/roles.h"
+#include "settings.h"
 
 bool
 anon_dp_role_is_anonymized(Oid roleid)

@@ -1,5 +1,5 @@
 /*
- * dp_aggregates.c -- PostgreSQL glue for the cross-user DP aggregates.
+ * noisy_aggregates.c -- PostgreSQL glue for the cross-user DP aggregates.
  *
  * The SQL aggregates dp_count, dp_sum, dp_avg, dp_var, dp_stddev, dp_ntile
  * and dp_partition_count map the bounded aggregates of src/dp onto
@@ -16,7 +16,7 @@
  *
  * Noise is drawn only in final functions, which are VOLATILE.
  */
-#include "anon_dp.h"
+#include "postgres.h"
 
 #include <float.h>
 #include <math.h>
@@ -32,6 +32,8 @@
 #include "dp/dp_aggregate.h"
 #include "dp/dp_quantile.h"
 #include "dp/dp_params.h"
+#include "dp_errors.h"
+#include "settings.h"
 
 /* ---- parameters of an aggregate call ---- */
 
@@ -207,10 +209,11 @@ read_common(List *args, int epsilon_argno, const char *function)
 
 	p.epsilon = double_argument(args, epsilon_argno, function, "epsilon");
 	k = int64_argument(args, epsilon_argno + 1, function, "contributions");
-	if (k < 1 || k > 1000000)
+	if (k < 1 || k > ANON_DP_MAX_CONTRIBUTIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid contributions for %s: must be between 1 and 1000000", function),
+				 errmsg("invalid contributions for %s: must be between 1 and %d", function,
+						ANON_DP_MAX_CONTRIBUTIONS),
 				 errhint("Pass 1 unless each privacy unit contributes several rows to this aggregate.")));
 	p.contributions = (uint32) k;
 	return p;
@@ -768,18 +771,4 @@ dp_partition_count_final(PG_FUNCTION_ARGS)
 	if (!dp_threshold_release(dp_rng_secure(), &threshold, (uint64) n, &noisy))
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(noisy);
-}
-
-/* ---- the public ANON_* aggregates before the rewriter handles them ---- */
-
-PG_FUNCTION_INFO_V1(anon_dp_requires_rewrite);
-Datum
-anon_dp_requires_rewrite(PG_FUNCTION_ARGS)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("ANON_* aggregates can only run inside an anonymization query rewritten by anon_dp"),
-			 errdetail("Evaluated directly they would release row-level results that do not protect users who own many rows."),
-			 errhint("Write the ANON_* aggregate in the select list, HAVING or ORDER BY of a query over labelled tables (see doc/rewriter.md), or aggregate per user and use the dp_* building blocks.")));
-	PG_RETURN_NULL();
 }

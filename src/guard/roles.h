@@ -12,22 +12,6 @@
 #ifndef ANON_DP_ROLES_H
 #define ANON_DP_ROLES_H
 
-#include "postgres.h"
-
-#define ANON_DP_LABEL_ANONYMIZED "anonymized"
-#define ANON_DP_LABEL_TRUSTED "trusted"
-
-typedef enum anon_dp_access_level_kind
-{
-	ANON_DP_ACCESS_FULL,
-	ANON_DP_ACCESS_ANONYMIZED
-} anon_dp_access_level_kind;
-
-extern int	anon_dp_access_level_setting;
-extern char *anon_dp_label_admin_role;
-
-extern void anon_dp_define_access_settings(void);
-
 /* Whether the role carries the 'anonymized' label. */
 extern bool anon_dp_role_is_anonymized(Oid roleid);
 

@@ -1,18 +1,14 @@
 /*
- * anon_dp.h -- declarations shared by the PostgreSQL side of anon_dp.
+ * dp_errors.h -- ERRORs for the DP core's validation results (dp_status).
+ *
+ * The DP core validates privacy parameters and bounds and returns a status;
+ * these functions turn a failed status into an ereport that names the SQL
+ * function and the argument, with a hint saying what to write instead.
  */
-#ifndef ANON_DP_H
-#define ANON_DP_H
-
-#include "postgres.h"
+#ifndef ANON_DP_DP_ERRORS_H
+#define ANON_DP_DP_ERRORS_H
 
 #include "dp/dp_core.h"
-
-/* settings (anon_dp.*), read by the query rewriter; see doc/functions.md */
-extern double anon_dp_epsilon;
-extern double anon_dp_delta;
-extern int	anon_dp_max_groups_contributed;
-extern int	anon_dp_max_rows_contributed;
 
 /*
  * Raise an ERROR for a failed validation of a query constant.  function is
@@ -25,4 +21,4 @@ extern void anon_dp_report_status(dp_status status, const char *function,
 /* ERROR naming delta, max_groups_contributed or epsilon for a failed dp_threshold_make. */
 extern void anon_dp_check_threshold_status(dp_status status, const char *function);
 
-#endif							/* ANON_DP_H */
+#endif							/* ANON_DP_DP_ERRORS_H */

@@ -1,0 +1,69 @@
+/*
+ * anon_kinds.c -- the table of ANON_* aggregates (anon_kinds.h).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/fmgroids.h"
+
+#include "anonymizer/anon_kinds.h"
+#include "bound/bound_spec.h"
+
+/* per-user partials: letter, one-pass input, fallback aggregate and input, result */
+static const anon_partial partial_rows =
+{BOUND_SPEC_ROWS, InvalidOid, F_COUNT_, InvalidOid, INT8OID};
+static const anon_partial partial_nonnull =
+{BOUND_SPEC_NONNULL, ANYOID, F_COUNT_ANY, ANYOID, INT8OID};
+static const anon_partial partial_sum_int =
+{BOUND_SPEC_SUM_INT, INT8OID, F_SUM_INT4, INT4OID, INT8OID};
+static const anon_partial partial_sum_bigint =
+{BOUND_SPEC_SUM_BIGINT, INT8OID, F_SUM_INT8, INT8OID, NUMERICOID};
+static const anon_partial partial_sum_numeric =
+{BOUND_SPEC_SUM_NUMERIC, NUMERICOID, F_SUM_NUMERIC, NUMERICOID, NUMERICOID};
+static const anon_partial partial_sum_float =
+{BOUND_SPEC_SUM_FLOAT, FLOAT8OID, F_SUM_FLOAT8, FLOAT8OID, FLOAT8OID};
+static const anon_partial partial_mean =
+{BOUND_SPEC_MEAN, FLOAT8OID, F_AVG_FLOAT8, FLOAT8OID, FLOAT8OID};
+static const anon_partial partial_min =
+{BOUND_SPEC_MIN, FLOAT8OID, F_MIN_FLOAT8, FLOAT8OID, FLOAT8OID};
+static const anon_partial partial_max =
+{BOUND_SPEC_MAX, FLOAT8OID, F_MAX_FLOAT8, FLOAT8OID, FLOAT8OID};
+
+#define F8 FLOAT8OID
+#define I8 INT8OID
+#define I4 INT4OID
+#define NUM NUMERICOID
+
+const anon_kind anon_kinds[] = {
+	/* name, display, nargs, argtypes, partial, block, block_nargs, block_argtypes, fixed_arg, sensitivity */
+	{"anon_count", "ANON_COUNT", 0, {0}, &partial_rows,
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1"},
+	{"anon_count", "ANON_COUNT", 1, {ANYOID}, &partial_nonnull,
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1"},
+	{"anon_count", "ANON_COUNT", 2, {ANYOID, I8}, &partial_nonnull,
+	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U"},
+	{"anon_sum", "ANON_SUM", 3, {I4, I4, I4}, &partial_sum_int,
+	"dp_sum", 5, {I8, I8, I8, F8, I4}, NULL, "max(|L|, |U|)"},
+	{"anon_sum", "ANON_SUM", 3, {I8, I8, I8}, &partial_sum_bigint,
+	"dp_sum_bigint", 5, {NUM, I8, I8, F8, I4}, NULL, "max(|L|, |U|)"},
+	{"anon_sum", "ANON_SUM", 3, {F8, F8, F8}, &partial_sum_float,
+	"dp_sum", 5, {F8, F8, F8, F8, I4}, NULL, "max(|L|, |U|)"},
+	{"anon_sum", "ANON_SUM", 3, {NUM, NUM, NUM}, &partial_sum_numeric,
+	"dp_sum", 5, {NUM, NUM, NUM, F8, I4}, NULL, "max(|L|, |U|)"},
+	{"anon_avg", "ANON_AVG", 3, {F8, F8, F8}, &partial_mean,
+	"dp_avg", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L| (count 1, normalized sum |U - L| / 2)"},
+	{"anon_var", "ANON_VAR", 3, {F8, F8, F8}, &partial_mean,
+	"dp_var", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2"},
+	{"anon_stddev", "ANON_STDDEV", 3, {F8, F8, F8}, &partial_mean,
+	"dp_stddev", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2"},
+	{"anon_ntile", "ANON_NTILE", 4, {F8, F8, F8, F8}, &partial_mean,
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, NULL, "|U - L|"},
+	{"anon_min", "ANON_MIN", 3, {F8, F8, F8}, &partial_min,
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "0", "|U - L|"},
+	{"anon_max", "ANON_MAX", 3, {F8, F8, F8}, &partial_max,
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "1", "|U - L|"},
+	{"anon_median", "ANON_MEDIAN", 3, {F8, F8, F8}, &partial_mean,
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "0.5", "|U - L|"},
+};
+
+const int	anon_kind_count = lengthof(anon_kinds);

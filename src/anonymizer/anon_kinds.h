@@ -1,0 +1,67 @@
+/*
+ * anon_kinds.h -- what each ANON_* aggregate is made of.
+ *
+ * One row per signature of an ANON_* aggregate (sql/anon_dp--0.1.sql).  Every
+ * step of the anonymizer reads this table instead of switching on the kind:
+ * the catalog resolves the OIDs of the aggregate and of its building block
+ * from it, validation names the call by its display name, the plan groups
+ * calls into releases, and the builder assembles the per-user partial and the
+ * cross-user DP aggregate from it.  Adding an ANON_* aggregate means adding
+ * its row here, its building block (src/functions) and tests
+ * (doc/architecture.md).
+ */
+#ifndef ANON_DP_ANON_KINDS_H
+#define ANON_DP_ANON_KINDS_H
+
+#define ANON_KIND_MAX_ARGS 4
+#define ANON_BLOCK_MAX_ARGS 6
+
+/*
+ * The per-user partial of a release (step 1 of the rewrite): one value per
+ * user and partition.  The same partial is computed by the one-pass bounding
+ * aggregate (a letter of its spec, bound/bound_spec.h) or, on the fallback
+ * paths, by an aggregate of pg_catalog.
+ */
+typedef struct anon_partial
+{
+	char		bound_letter;	/* BOUND_SPEC_* of anon_dp_bound_partitions */
+	Oid			bound_input;	/* its argument's type: the value is cast to it;
+								 * ANYOID: as it is; InvalidOid: no argument */
+	Oid			aggregate;		/* fallback: a pg_catalog aggregate (F_*) ... */
+	Oid			aggregate_input;	/* ... over the value cast to this type
+									 * (InvalidOid: count(*)) */
+	Oid			result_type;	/* type of the per-user value */
+} anon_partial;
+
+/* One signature of an ANON_* aggregate and what it becomes. */
+typedef struct anon_kind
+{
+	const char *name;			/* SQL name of the ANON_* aggregate */
+	const char *display;		/* its name in messages: "ANON_SUM" */
+	int			nargs;			/* its arguments (0: ANON_COUNT(*)) */
+	Oid			argtypes[ANON_KIND_MAX_ARGS];	/* ANYOID for "any" */
+	const anon_partial *partial;
+	/*
+	 * The cross-user DP aggregate over the partial ("building block"):
+	 *   block(partial, [fixed_arg], arguments 2..nargs of the call, epsilon, 1)
+	 * each argument after the partial cast to the block's declared type;
+	 * epsilon is the share of the release, 1 the contributions of one user.
+	 */
+	const char *block;
+	int			block_nargs;
+	Oid			block_argtypes[ANON_BLOCK_MAX_ARGS];
+	const char *fixed_arg;		/* a constant argument the call does not
+								 * write (count's upper bound 1, a quantile's
+								 * percentile), or NULL */
+	const char *sensitivity;	/* L1 sensitivity of the release per
+								 * partition, for documentation and EXPLAIN */
+} anon_kind;
+
+/* All rows, and their number. */
+extern const anon_kind anon_kinds[];
+extern const int anon_kind_count;
+
+/* position of epsilon among a building block's arguments (0-based) */
+#define ANON_BLOCK_EPSILON_ARG(kind) ((kind)->block_nargs - 2)
+
+#endif							/* ANON_DP_ANON_KINDS_H */

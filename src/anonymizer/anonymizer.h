@@ -1,0 +1,18 @@
+/*
+ * anonymizer.h -- the anonymization pipeline's entry point.
+ *
+ * An anonymization query is a query level whose aggregates are ANON_*
+ * aggregates (the paper's SELECT WITH ANONYMIZATION).  anonymize_statement
+ * rewrites every such level of an analyzed statement, in place, into the
+ * per-user aggregation, contribution bounding, noisy cross-user aggregation
+ * and tau-thresholding of paper Sec. 3.3 (doc/rewriter.md), or refuses the
+ * statement with an error naming what to change.
+ */
+#ifndef ANON_DP_ANONYMIZER_H
+#define ANON_DP_ANONYMIZER_H
+
+#include "nodes/parsenodes.h"
+
+extern void anonymize_statement(Query *statement);
+
+#endif							/* ANON_DP_ANONYMIZER_H */

@@ -1,0 +1,203 @@
+/*
+ * build.c -- step 4: the rewritten level, as query trees (doc/rewriter.md):
+ *
+ *   SELECT <the level's select list over released columns>  -- post-processing
+ *   FROM (SELECT keys, <building block>(partial, .., epsilon_i, 1) AS anon_release_i ..,
+ *                dp_partition_count(epsilon_i, delta, C_u) AS anon_users
+ *         FROM <at most C_u per-user rows of each user>     -- build_bounding.c
+ *         GROUP BY keys) anon_released
+ *   WHERE anon_users IS NOT NULL                             -- tau (with GROUP BY)
+ *     AND <the level's HAVING>
+ *   <the level's ORDER BY, LIMIT, OFFSET>
+ *
+ * Guarantees to verify.c: the post-processing level has the level's output
+ * columns, and every number of the plan is written where it says.
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteManip.h"
+
+#include "anonymizer/build.h"
+#include "anonymizer/build_nodes.h"
+#include "catalog.h"
+
+/*
+ * The building block of a release over its partial:
+ *   block(partial, [fixed argument], arguments after the value, epsilon, 1)
+ */
+static Expr *
+release_aggregate(anon_release *release, Var *partial)
+{
+	const anon_kind *kind = release->kind;
+	List	   *args = list_make1(cast_to((Expr *) partial, kind->block_argtypes[0]));
+	ListCell   *lc;
+
+	if (kind->fixed_arg != NULL)
+		args = lappend(args, typed_const(kind->block_argtypes[1], kind->fixed_arg));
+	for_each_from(lc, release->call->args, 1)
+	{
+		Expr	   *arg = (Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr);
+
+		args = lappend(args, cast_to(arg, kind->block_argtypes[list_length(args)]));
+	}
+	args = lappend(args, float8_const(release->epsilon));
+	args = lappend(args, int4_const(1));
+	if (list_length(args) != kind->block_nargs)
+		elog(ERROR, "anonymization query: %s takes %d arguments, not %d",
+			 kind->block, kind->block_nargs, list_length(args));
+	return (Expr *) call_aggregate(anon_dp_kind_block(kind), args, false, NULL);
+}
+
+/* Step 3: noisy values and the noisy user count per partition. */
+static Query *
+build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
+{
+	Query	   *released = new_select();
+	int			rti = add_subquery(released, rows->query, rows->alias);
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, plan->keys)
+	{
+		TargetEntry *key = add_column(released,
+									  (Expr *) subquery_column(rows->query, rti, rows->first_key + i),
+									  psprintf("anon_group_%d", i));
+
+		add_group_key(released, key, (SortGroupClause *) list_nth(plan->level->groupClause, i));
+		i++;
+	}
+	i = 0;
+	foreach(lc, plan->releases)
+	{
+		Var		   *partial = subquery_column(rows->query, rti, rows->first_partial + i);
+
+		add_column(released, release_aggregate((anon_release *) lfirst(lc), partial),
+				   psprintf("anon_release_%d", i));
+		i++;
+	}
+	*users_column = 0;
+	if (plan->grouped)
+	{
+		List	   *args = list_make3(float8_const(plan->user_count_epsilon),
+									  float8_const(plan->delta), int8_const(plan->max_groups));
+		Aggref	   *users = call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_COUNT),
+										   args, false, NULL);
+
+		*users_column = add_column(released, (Expr *) users, "anon_users")->resno;
+	}
+	released->hasAggs = true;
+	return released;
+}
+
+/* what the level's own expressions become over the released level */
+typedef struct substitution
+{
+	List	   *keys;			/* Expr *: the level's GROUP BY keys */
+	List	   *key_columns;	/* Var *: their released columns */
+	List	   *releases;		/* anon_release * */
+	List	   *release_columns;	/* Var *: their released columns */
+} substitution;
+
+static Node *
+substitute_mutator(Node *node, substitution *sub)
+{
+	ListCell   *lc;
+	ListCell   *lv;
+
+	if (node == NULL)
+		return NULL;
+	forboth(lc, sub->keys, lv, sub->key_columns)
+		if (equal(node, lfirst(lc)))
+			return copyObject(lfirst(lv));
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0)
+	{
+		forboth(lc, sub->releases, lv, sub->release_columns)
+			if (equal(node, ((anon_release *) lfirst(lc))->call))
+				return copyObject(lfirst(lv));
+		elog(ERROR, "anonymization query: an aggregate of the level has no release");
+	}
+	if ((IsA(node, Var) && ((Var *) node)->varlevelsup == 0) || IsA(node, Query))
+		elog(ERROR, "anonymization query: an expression of the level is neither grouped nor released");
+	return expression_tree_mutator(node, substitute_mutator, (void *) sub);
+}
+
+static substitution
+released_columns(anon_plan *plan, Query *released, int rti)
+{
+	substitution sub = {NIL, NIL, plan->releases, NIL};
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+
+	foreach(lc, plan->keys)
+	{
+		Expr	   *key = ((TargetEntry *) lfirst(lc))->expr;
+		Var		   *column = subquery_column(released, rti, resno++);
+
+		column->vartypmod = exprTypmod((Node *) key);	/* the key's values, as they were */
+		sub.keys = lappend(sub.keys, key);
+		sub.key_columns = lappend(sub.key_columns, column);
+	}
+	foreach(lc, plan->releases)
+		sub.release_columns = lappend(sub.release_columns,
+									  subquery_column(released, rti, resno++));
+	return sub;
+}
+
+/* anon_users IS NOT NULL: the partition passed tau */
+static Expr *
+passed_threshold(Query *released, int rti, AttrNumber users_column)
+{
+	NullTest   *test = makeNode(NullTest);
+
+	test->arg = (Expr *) subquery_column(released, rti, users_column);
+	test->nulltesttype = IS_NOT_NULL;
+	test->location = -1;
+	return (Expr *) test;
+}
+
+/* Steps 4-5: the level's select list, HAVING, ORDER BY and LIMIT over released rows. */
+static Query *
+build_post_processing(anon_plan *plan, Query *released, AttrNumber users_column)
+{
+	Query	   *level = plan->level;
+	Query	   *query = makeNode(Query);
+	List	   *quals = NIL;
+	substitution sub;
+	int			rti;
+
+	*query = *level;			/* statement fields, ORDER BY, LIMIT */
+	query->rtable = NIL;
+	query->jointree = makeFromExpr(NIL, NULL);
+	query->cteList = NIL;
+	rti = add_subquery(query, released, "anon_released");
+	sub = released_columns(plan, released, rti);
+	query->targetList = (List *) substitute_mutator((Node *) copyObject(level->targetList), &sub);
+	if (plan->grouped)
+		quals = lappend(quals, passed_threshold(released, rti, users_column));
+	if (level->havingQual)
+		quals = lappend(quals, substitute_mutator(copyObject(level->havingQual), &sub));
+	query->jointree->quals = (Node *) (quals == NIL ? NULL : list_length(quals) == 1 ?
+									   linitial(quals) : makeBoolExpr(AND_EXPR, quals, -1));
+	query->groupClause = NIL;
+	query->havingQual = NULL;
+	query->hasAggs = false;
+	query->hasRecursive = false;
+	query->hasModifyingCTE = false;
+	query->hasSubLinks = checkExprHasSubLink(level->limitCount) ||
+		checkExprHasSubLink(level->limitOffset);
+	return query;
+}
+
+anonymized_level *
+build_anonymized_level(anon_plan *plan)
+{
+	anonymized_level *built = palloc0(sizeof(anonymized_level));
+	bounded_rows rows = build_bounded_rows(plan);
+
+	built->per_user = rows.per_user;
+	built->released = build_released(plan, &rows, &built->users_column);
+	built->query = build_post_processing(plan, built->released, built->users_column);
+	return built;
+}

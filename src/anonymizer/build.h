@@ -1,0 +1,27 @@
+/*
+ * build.h -- shared by the files of the build step: build.c (released and
+ * post-processing levels), build_bounding.c (per-user rows, at most C_u per
+ * user) and row_cap.c (anon_dp.max_rows_contributed).
+ */
+#ifndef ANON_DP_BUILD_H
+#define ANON_DP_BUILD_H
+
+#include "anonymizer/pipeline.h"
+
+/* The rows the released level aggregates: at most C_u per user. */
+typedef struct bounded_rows
+{
+	Query	   *query;			/* columns: the keys, then the partials */
+	const char *alias;			/* its name in the released level */
+	AttrNumber	first_key;		/* resno of the first key column */
+	AttrNumber	first_partial;	/* resno of the first partial column */
+	Query	   *per_user;		/* the innermost level, reading the level's FROM */
+} bounded_rows;
+
+/* Steps 1 and 2 of the rewrite (doc/rewriter.md), by plan->bounding. */
+extern bounded_rows build_bounded_rows(anon_plan *plan);
+
+/* TABLESAMPLE anon_reservoir(n) on every private table per_user reads. */
+extern void cap_rows_per_user(anon_plan *plan, Query *per_user);
+
+#endif							/* ANON_DP_BUILD_H */

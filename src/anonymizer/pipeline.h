@@ -1,0 +1,116 @@
+/*
+ * pipeline.h -- the steps of the anonymizer and what each hands to the next
+ * (doc/architecture.md):
+ *
+ *   find_levels.c      statement       -> anon_level *      (one per level)
+ *   validate_level.c   anon_level      -> validated_level  (paper Table 2)
+ *   plan.c             validated_level -> anon_plan        (settings read here)
+ *   build.c            anon_plan       -> anonymized_level (new query trees)
+ *   verify.c           anonymized_level: invariants, then the guard's marks
+ *
+ * Every step works on the analyzed query tree; nothing reads the statement
+ * text again, so what runs is what was validated.
+ */
+#ifndef ANON_DP_PIPELINE_H
+#define ANON_DP_PIPELINE_H
+
+#include "nodes/parsenodes.h"
+
+#include "anonymizer/anon_kinds.h"
+
+/* ---- find_levels.c ---- */
+
+/* One anonymization level of the statement. */
+typedef struct anon_level
+{
+	Query	   *query;			/* the level; rewritten in place at the end */
+	List	   *outer;			/* Query *: enclosing levels, innermost first */
+} anon_level;
+
+extern List *find_anonymization_levels(Query *statement);
+
+/* The aggregates of exactly this level (Aggref *), wherever they are written. */
+extern List *level_aggregates(Query *query);
+
+/* ---- validate_level.c ---- */
+
+/* One ANON_* call of a level. */
+typedef struct anon_call
+{
+	Aggref	   *aggref;
+	const anon_kind *kind;
+} anon_call;
+
+/* What validation proved about a level. */
+typedef struct validated_level
+{
+	anon_level *level;
+	List	   *calls;			/* anon_call *: every aggregate of the level */
+	Var		   *unit;			/* the privacy unit of each row of its FROM */
+	List	   *outer_private_ctes; /* String: private WITH queries it reads
+									 * that are defined around the level */
+} validated_level;
+
+extern validated_level *validate_anonymization_level(anon_level *level);
+
+/* ---- plan.c ---- */
+
+/* How at most C_u partitions of each user are kept (doc/rewriter.md, step 2). */
+typedef enum bounding_strategy
+{
+	BOUNDING_NONE,				/* no GROUP BY: one per-user row per user */
+	BOUNDING_ONE_PASS,			/* anon_dp_bound_partitions, grouped by user */
+	BOUNDING_PICK,				/* GROUP BY user, keys; anon_dp_pick per user */
+	BOUNDING_SORT				/* GROUP BY user, keys; row_number() in random order */
+} bounding_strategy;
+
+/* One noisy value: equal ANON_* calls of a level share it. */
+typedef struct anon_release
+{
+	const anon_kind *kind;
+	Aggref	   *call;			/* its first call: the arguments */
+	double		epsilon;		/* its share of anon_dp.epsilon */
+} anon_release;
+
+typedef struct anon_plan
+{
+	Query	   *level;			/* the validated level */
+	Var		   *unit;			/* its privacy unit */
+	List	   *keys;			/* TargetEntry *: GROUP BY keys, in order */
+	List	   *releases;		/* anon_release * */
+	bool		grouped;		/* GROUP BY: partitions are thresholded */
+	double		epsilon;		/* anon_dp.epsilon: the whole query's */
+	double		user_count_epsilon; /* grouped: the noisy user count's share */
+	double		delta;			/* spent by tau-thresholding */
+	int64		max_groups;		/* C_u */
+	bounding_strategy bounding;
+	int64		row_cap;		/* anon_dp.max_rows_contributed; 0: none */
+	List	   *outer_private_ctes; /* from validation, for the row cap */
+} anon_plan;
+
+extern anon_plan *plan_anonymization(validated_level *valid);
+
+/* ---- build.c ---- */
+
+/* The rewritten level and the levels it is made of, outermost first. */
+typedef struct anonymized_level
+{
+	Query	   *query;			/* post-processing: takes the level's place */
+	Query	   *released;		/* GROUP BY keys: noisy values, noisy user count */
+	Query	   *per_user;		/* the level's FROM and WHERE, one row per user
+								 * (and partition) */
+	AttrNumber	users_column;	/* of released: the noisy user count, or 0 */
+} anonymized_level;
+
+extern anonymized_level *build_anonymized_level(anon_plan *plan);
+
+/* ---- verify.c ---- */
+
+extern void verify_anonymized_level(anon_plan *plan, anonymized_level *built);
+
+/* ---- refusals (validate_level.c) ---- */
+
+/* ERROR "anonymization query: <message>" with a hint, SQLSTATE 0A000. */
+extern void refuse(const char *message, const char *hint) pg_attribute_noreturn();
+
+#endif							/* ANON_DP_PIPELINE_H */

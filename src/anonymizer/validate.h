@@ -1,0 +1,75 @@
+/*
+ * validate.h -- shared by the files of the validation step (paper Table 2):
+ * validate_level.c (the anonymization level), validate_inputs.c (its FROM,
+ * recursively), validate_sublinks.c (expression subqueries).
+ */
+#ifndef ANON_DP_VALIDATE_H
+#define ANON_DP_VALIDATE_H
+
+#include "nodes/parsenodes.h"
+
+/* What validating one anonymization level collects on its way down. */
+typedef struct validation_context
+{
+	List	   *anonymization_outer;	/* levels around the anonymization level */
+	List	   *outer_private_ctes; /* String: private WITH queries defined there */
+} validation_context;
+
+/*
+ * A private input of one query level: a FROM item whose rows each belong to
+ * one privacy unit, and the output column of that item holding it.
+ */
+typedef struct private_rel
+{
+	int			rtindex;
+	AttrNumber	uid;
+	Oid			uid_type;
+	bool		nullable;		/* an outer join may null-extend it */
+	int			component;		/* union-find parent (index into rels) */
+} private_rel;
+
+/* The FROM clause of one query level under validation. */
+typedef struct level_check
+{
+	Query	   *query;
+	List	   *outer;			/* enclosing levels, innermost first (CTE lookup) */
+	validation_context *context;
+	private_rel *rels;
+	int			nrels;
+	int			maxrels;
+} level_check;
+
+/* ---- validate_inputs.c ---- */
+
+/*
+ * Validate the FROM clause of a level: returns the number of private inputs,
+ * all joined on their privacy units; rels[0] is never null-extended.
+ */
+extern int	check_level_inputs(level_check *check);
+
+/*
+ * Validate a query below an anonymization level (a subquery, WITH query or
+ * view called name): false when it reads no private input, else true with
+ * the output column carrying the privacy unit.
+ */
+extern bool query_unit(Query *query, List *outer, const char *name, AttrNumber *uid,
+					   Oid *uid_type, validation_context *context);
+
+/* Whether a view's rows carry a privacy unit (it reads private tables). */
+extern bool view_has_privacy_unit(Oid viewid);
+
+/* The private input whose privacy unit expr reads and that is never null-extended, or -1. */
+extern int	unit_rel_of(level_check *check, Node *expr);
+
+/* A FROM item as an error message names it. */
+extern const char *input_name(Query *query, int rtindex);
+
+/* The privacy unit of private input i as a column of the level. */
+extern Var *privacy_unit_var(level_check *check, int i);
+
+/* ---- validate_sublinks.c ---- */
+
+/* Check the expression subqueries of a level whose inputs were validated. */
+extern void check_sublinks(level_check *level, List *outer);
+
+#endif							/* ANON_DP_VALIDATE_H */

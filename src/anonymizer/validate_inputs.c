@@ -1,0 +1,577 @@
+/*
+ * validate_inputs.c -- the FROM clause of an anonymization level, and of every
+ * subquery, WITH query and view below it (paper Table 2, doc/rewriter.md
+ * section 2): every private input carries its privacy unit, private inputs
+ * are joined on their units, and aggregation below the level groups by the
+ * unit.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteHandler.h"
+#include "utils/lsyscache.h"
+
+#include "anonymizer/pipeline.h"
+#include "anonymizer/validate.h"
+#include "catalog.h"
+#include "guard/labels.h"
+
+static bool view_unit(Oid relid, AttrNumber *uid, Oid *uid_type, validation_context *context);
+
+static int
+find_root(private_rel *rels, int i)
+{
+	while (rels[i].component != i)
+		i = rels[i].component = rels[rels[i].component].component;
+	return i;
+}
+
+/*
+ * The FROM item and output column a column reference of this level reads,
+ * looking through implicit casts and join alias columns.
+ */
+static bool
+resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
+{
+	Var		   *var;
+	RangeTblEntry *rte;
+
+	expr = strip_implicit_coercions(expr);
+	if (expr == NULL || !IsA(expr, Var))
+		return false;
+	var = (Var *) expr;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno < 1 || var->varno > (int) list_length(query->rtable))
+		return false;
+	rte = rt_fetch(var->varno, query->rtable);
+	if (rte->rtekind == RTE_JOIN)
+	{
+		if (var->varattno > list_length(rte->joinaliasvars))
+			return false;
+		return resolve_column(query, list_nth(rte->joinaliasvars, var->varattno - 1),
+							  rtindex, attno);
+	}
+	*rtindex = var->varno;
+	*attno = var->varattno;
+	return true;
+}
+
+/* The private input whose privacy unit expr reads, or -1. */
+static int
+private_rel_of(level_check *check, Node *expr)
+{
+	int			rtindex;
+	AttrNumber	attno;
+	int			i;
+
+	if (!resolve_column(check->query, expr, &rtindex, &attno))
+		return -1;
+	for (i = 0; i < check->nrels; i++)
+		if (check->rels[i].rtindex == rtindex && check->rels[i].uid == attno)
+			return i;
+	return -1;
+}
+
+/*
+ * The private input whose privacy unit expr reads, if that input is never
+ * null-extended: only such a column identifies the unit of every row.
+ */
+int
+unit_rel_of(level_check *check, Node *expr)
+{
+	int			i = private_rel_of(check, expr);
+
+	return i >= 0 && !check->rels[i].nullable ? i : -1;
+}
+
+/* Union the privacy units joined by a top-level "a.uid = b.uid" conjunct. */
+static void
+join_units(Node *quals, level_check *check)
+{
+	ListCell   *lc;
+
+	if (quals == NULL)
+		return;
+	foreach(lc, make_ands_implicit((Expr *) quals))
+	{
+		OpExpr	   *op = (OpExpr *) lfirst(lc);
+		char	   *opname;
+		int			li;
+		int			ri;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		opname = get_opname(op->opno);
+		if (opname == NULL || strcmp(opname, "=") != 0)
+			continue;
+		li = private_rel_of(check, linitial(op->args));
+		ri = private_rel_of(check, lsecond(op->args));
+		if (li >= 0 && ri >= 0 && check->rels[li].uid_type == check->rels[ri].uid_type)
+			check->rels[find_root(check->rels, li)].component = find_root(check->rels, ri);
+	}
+}
+
+/* The WITH query a CTE reference reads, and the levels around it. */
+static CommonTableExpr *
+find_cte(level_check *check, RangeTblEntry *rte, List **cte_outer)
+{
+	Query	   *owner;
+	ListCell   *lc;
+	int			up = (int) rte->ctelevelsup;
+
+	if (up == 0)
+	{
+		owner = check->query;
+		*cte_outer = check->outer;
+	}
+	else
+	{
+		if (up > list_length(check->outer))
+			refuse(psprintf("cannot find WITH query \"%s\"", rte->ctename), NULL);
+		owner = (Query *) list_nth(check->outer, up - 1);
+		*cte_outer = list_copy_tail(check->outer, up);
+	}
+	foreach(lc, owner->cteList)
+	{
+		CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+		if (strcmp(cte->ctename, rte->ctename) == 0)
+		{
+			/* the WITH query sees its own level's earlier WITH queries */
+			*cte_outer = lcons(owner, *cte_outer);
+			return cte;
+		}
+	}
+	refuse(psprintf("cannot find WITH query \"%s\"", rte->ctename), NULL);
+}
+
+/*
+ * Whether the FROM item rtindex of this level is private, and which of its
+ * output columns is its privacy unit.  Public tables and VALUES lists are
+ * not private; unlabelled tables and unsupported items are refused.
+ */
+static bool
+input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
+	char	   *name = rte->eref->aliasname;
+
+	if (rte->lateral)
+		refuse(psprintf("LATERAL \"%s\" is not supported in an anonymization query", name),
+			   "Join the tables without LATERAL.");
+	switch (rte->rtekind)
+	{
+		case RTE_RELATION:
+			if (rte->relkind == RELKIND_VIEW)
+				return view_unit(rte->relid, uid, uid_type, check->context);
+			*uid = anon_dp_privacy_unit_column(rte->relid);
+			if (*uid != InvalidAttrNumber)
+			{
+				*uid_type = get_atttype(rte->relid, *uid);
+				return true;
+			}
+			if (anon_dp_relation_is_public(rte->relid))
+				return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("anonymization query: table \"%s\" has no anon_dp label",
+							get_rel_name(rte->relid)),
+					 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
+					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
+							 get_rel_name(rte->relid), get_rel_name(rte->relid))));
+			break;
+		case RTE_SUBQUERY:
+			return query_unit(rte->subquery, lcons(check->query, check->outer), name,
+							  uid, uid_type, check->context);
+		case RTE_CTE:
+			{
+				List	   *cte_outer;
+				CommonTableExpr *cte = find_cte(check, rte, &cte_outer);
+
+				if (cte->cterecursive)
+					refuse(psprintf("recursive WITH query \"%s\" is not allowed in an anonymization query", name),
+						   "Rewrite the query without WITH RECURSIVE.");
+				if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
+					refuse(psprintf("WITH query \"%s\" is not a SELECT", name),
+						   "Only SELECT queries may feed an anonymization query.");
+				if (!query_unit((Query *) cte->ctequery, cte_outer, name, uid, uid_type,
+								check->context))
+					return false;
+				/* defined around the anonymization level, out of reach of the row cap */
+				if (list_member_ptr(check->context->anonymization_outer, linitial(cte_outer)))
+					check->context->outer_private_ctes =
+						lappend(check->context->outer_private_ctes, makeString(pstrdup(name)));
+				return true;
+			}
+		case RTE_VALUES:
+			return false;		/* constants: public */
+		case RTE_FUNCTION:
+		case RTE_TABLEFUNC:
+			refuse(psprintf("a function in FROM (\"%s\") is not supported in an anonymization query", name),
+				   "Read labelled tables, subqueries or views over them in FROM.");
+		default:
+			refuse(psprintf("FROM item \"%s\" is not supported in an anonymization query", name), NULL);
+	}
+	return false;
+}
+
+/* Walk the join tree; nullable marks inputs that an outer join may null-extend. */
+static void
+collect_inputs(Node *item, level_check *check, bool nullable)
+{
+	if (IsA(item, RangeTblRef))
+	{
+		int			rtindex = ((RangeTblRef *) item)->rtindex;
+		AttrNumber	uid;
+		Oid			uid_type;
+
+		if (!input_unit(check, rtindex, &uid, &uid_type))
+			return;
+		if (check->nrels == check->maxrels)
+		{
+			check->maxrels *= 2;
+			check->rels = repalloc(check->rels, sizeof(private_rel) * check->maxrels);
+		}
+		check->rels[check->nrels].rtindex = rtindex;
+		check->rels[check->nrels].uid = uid;
+		check->rels[check->nrels].uid_type = uid_type;
+		check->rels[check->nrels].nullable = nullable;
+		check->rels[check->nrels].component = check->nrels;
+		check->nrels++;
+		return;
+	}
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+
+		if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
+			join->jointype != JOIN_RIGHT && join->jointype != JOIN_FULL)
+			refuse("this kind of join is not supported", NULL);
+		collect_inputs(join->larg, check,
+					   nullable || join->jointype == JOIN_RIGHT || join->jointype == JOIN_FULL);
+		collect_inputs(join->rarg, check,
+					   nullable || join->jointype == JOIN_LEFT || join->jointype == JOIN_FULL);
+		return;
+	}
+	if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			collect_inputs(lfirst(lc), check, nullable);
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: unexpected FROM item (node type %d)", (int) nodeTag(item))));
+}
+
+static void
+join_quals_walker(Node *item, level_check *check)
+{
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+
+		/*
+		 * An equality of privacy units in the ON clause of an outer join
+		 * also keeps every joined row within one unit: a null-extended row
+		 * carries the unit of its preserved side.
+		 */
+		join_units(join->quals, check);
+		join_quals_walker(join->larg, check);
+		join_quals_walker(join->rarg, check);
+	}
+	else if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			join_quals_walker(lfirst(lc), check);
+	}
+}
+
+/* A FROM item as an error message names it: the table, or the alias of anything else. */
+const char *
+input_name(Query *query, int rtindex)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, query->rtable);
+
+	if (rte->rtekind == RTE_RELATION)
+		return get_rel_name(rte->relid);
+	return rte->eref->aliasname;
+}
+
+static const char *
+uid_column_name(level_check *check, int i)
+{
+	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
+
+	return strVal(list_nth(rte->eref->colnames, check->rels[i].uid - 1));
+}
+
+/*
+ * Validate the FROM clause of one level: returns the number of private
+ * inputs, all joined on their privacy units (one component).
+ */
+int
+check_level_inputs(level_check *check)
+{
+	int			i;
+
+	check->maxrels = 4;
+	check->nrels = 0;
+	check->rels = palloc(sizeof(private_rel) * check->maxrels);
+	collect_inputs((Node *) check->query->jointree, check, false);
+	join_quals_walker((Node *) check->query->jointree, check);
+	join_units(check->query->jointree->quals, check);
+	for (i = 1; i < check->nrels; i++)
+		if (find_root(check->rels, i) != find_root(check->rels, 0))
+		{
+			char	   *a = rt_fetch(check->rels[0].rtindex, check->query->rtable)->eref->aliasname;
+			char	   *b = rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname;
+
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
+							input_name(check->query, check->rels[0].rtindex),
+							input_name(check->query, check->rels[i].rtindex)),
+					 errdetail("A joined row could belong to two users."),
+					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
+							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
+		}
+
+	/* the privacy unit of the level comes from a private input never null-extended */
+	for (i = 0; i < check->nrels; i++)
+		if (!check->rels[i].nullable)
+			break;
+	if (check->nrels > 0 && i == check->nrels)
+		refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
+						input_name(check->query, check->rels[0].rtindex)),
+			   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units) or use an inner join.");
+	if (i > 0 && i < check->nrels)
+	{
+		private_rel first = check->rels[i];
+		int			j;
+
+		/* move it to the front; components hold indexes, so recompute them */
+		memmove(&check->rels[1], &check->rels[0], sizeof(private_rel) * i);
+		check->rels[0] = first;
+		for (j = 0; j < check->nrels; j++)
+			check->rels[j].component = 0;
+	}
+	return check->nrels;
+}
+
+/*
+ * Does this query (at any depth) compute anon_dp aggregates: ANON_* calls,
+ * or the dp_* building blocks of an anonymization query that was already
+ * rewritten (a view defined over one)?
+ */
+static bool
+contains_anon_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		return anon_dp_is_extension_function(((Aggref *) node)->aggfnoid);
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, contains_anon_walker, context, 0);
+	return expression_tree_walker(node, contains_anon_walker, context);
+}
+
+/* Validate a set operation's branches; all private with the unit at one position, or all public. */
+static bool
+setop_unit(Query *query, Node *node, List *outer, const char *name, AttrNumber *uid,
+		   Oid *uid_type, int *branches, int *private_branches, validation_context *context)
+{
+	if (IsA(node, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, query->rtable);
+		AttrNumber	branch_uid;
+		Oid			branch_type;
+
+		(*branches)++;
+		if (query_unit(rte->subquery, lcons(query, outer), name, &branch_uid, &branch_type,
+					   context))
+		{
+			if (*private_branches > 0 && branch_uid != *uid)
+				refuse(psprintf("the branches of set operation \"%s\" have the privacy unit in different columns (%d and %d)",
+								name, (int) *uid, (int) branch_uid),
+					   "Select the privacy unit in the same position in every branch of UNION / INTERSECT / EXCEPT.");
+			*uid = branch_uid;
+			(*private_branches)++;
+		}
+		return *private_branches > 0;
+	}
+	if (IsA(node, SetOperationStmt))
+	{
+		SetOperationStmt *op = (SetOperationStmt *) node;
+
+		setop_unit(query, op->larg, outer, name, uid, uid_type, branches, private_branches,
+				   context);
+		setop_unit(query, op->rarg, outer, name, uid, uid_type, branches, private_branches,
+				   context);
+		return *private_branches > 0;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: unexpected set operation node (type %d)", (int) nodeTag(node))));
+}
+
+/*
+ * Validate a query below an anonymization level (a subquery, WITH query or
+ * view called name).  Returns false when it reads no private input; else
+ * true with the output column that carries the privacy unit.
+ */
+bool
+query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *uid_type,
+		   validation_context *context)
+{
+	level_check check;
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (query->commandType != CMD_SELECT)
+		refuse(psprintf("\"%s\" is not a SELECT", name), NULL);
+	if (contains_anon_walker((Node *) query, NULL))
+		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
+			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
+	if (query->setOperations)
+	{
+		int			branches = 0;
+		int			private_branches = 0;
+
+		if (query->limitCount || query->limitOffset)
+			refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+				   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+		if (!setop_unit(query, query->setOperations, outer, name, uid, uid_type,
+						&branches, &private_branches, context))
+			return false;
+		if (private_branches != branches)
+			refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
+				   "Every branch of the set operation must read private tables and select their privacy unit.");
+		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList, *uid - 1))->expr);
+		return true;
+	}
+
+	check.query = query;
+	check.outer = outer;
+	check.context = context;
+	check_level_inputs(&check);
+	check_sublinks(&check, outer);
+	if (check.nrels == 0)
+		return false;			/* public: anything else goes */
+
+	if (query->hasWindowFuncs)
+		refuse(psprintf("window functions in \"%s\" are not allowed below an anonymization query", name), NULL);
+	if (query->hasTargetSRFs)
+		refuse(psprintf("set-returning functions in \"%s\" are not allowed below an anonymization query", name), NULL);
+	if (query->limitCount || query->limitOffset)
+		refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+			   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+	if (query->hasDistinctOn)
+		refuse(psprintf("DISTINCT ON in \"%s\" is not supported below an anonymization query", name),
+			   "Use DISTINCT over columns that include the privacy unit.");
+	if (query->groupingSets)
+		refuse(psprintf("GROUPING SETS, ROLLUP and CUBE in \"%s\" are not supported", name), NULL);
+	if (query->rowMarks)
+		refuse(psprintf("FOR UPDATE / FOR SHARE in \"%s\" is not allowed in an anonymization query", name), NULL);
+
+	if (query->hasAggs || query->groupClause)
+	{
+		bool		grouped_by_uid = false;
+
+		foreach(lc, query->groupClause)
+		{
+			SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
+			TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
+
+			if (unit_rel_of(&check, (Node *) tle->expr) >= 0)
+				grouped_by_uid = true;
+		}
+		if (!grouped_by_uid)
+			refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
+				   psprintf("Add %s.%s to the GROUP BY clause and the select list of \"%s\".",
+							rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
+							uid_column_name(&check, 0), name));
+	}
+
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (!tle->resjunk && unit_rel_of(&check, (Node *) tle->expr) >= 0)
+		{
+			*uid = tle->resno;
+			*uid_type = exprType((Node *) tle->expr);
+			return true;
+		}
+	}
+	refuse(psprintf("\"%s\" does not select the privacy unit", name),
+		   psprintf("Add %s.%s to the select list of \"%s\".",
+					rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
+					uid_column_name(&check, 0), name));
+}
+
+/* A view is validated through the query it stores (views are self-contained). */
+static bool
+view_unit(Oid relid, AttrNumber *uid, Oid *uid_type, validation_context *context)
+{
+	Relation	view = relation_open(relid, AccessShareLock);
+	Query	   *view_query = copyObject(get_view_query(view));
+
+	relation_close(view, AccessShareLock);
+	return query_unit(view_query, NIL, get_rel_name(relid), uid, uid_type, context);
+}
+
+bool
+view_has_privacy_unit(Oid viewid)
+{
+	validation_context context = {NIL, NIL};
+	AttrNumber	uid;
+	Oid			uid_type;
+
+	return view_unit(viewid, &uid, &uid_type, &context);
+}
+
+Var *
+privacy_unit_var(level_check *check, int i)
+{
+	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
+	AttrNumber	attno = check->rels[i].uid;
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+
+	switch (rte->rtekind)
+	{
+		case RTE_RELATION:
+			get_atttypetypmodcoll(rte->relid, attno, &type, &typmod, &collation);
+			break;
+		case RTE_SUBQUERY:
+			{
+				TargetEntry *tle = get_tle_by_resno(rte->subquery->targetList, attno);
+
+				type = exprType((Node *) tle->expr);
+				typmod = exprTypmod((Node *) tle->expr);
+				collation = exprCollation((Node *) tle->expr);
+				break;
+			}
+		case RTE_CTE:
+			type = list_nth_oid(rte->coltypes, attno - 1);
+			typmod = list_nth_int(rte->coltypmods, attno - 1);
+			collation = list_nth_oid(rte->colcollations, attno - 1);
+			break;
+		default:
+			elog(ERROR, "anonymization query: unexpected kind of private input %d",
+				 (int) rte->rtekind);
+	}
+	return makeVar(check->rels[i].rtindex, attno, type, typmod, collation, 0);
+}

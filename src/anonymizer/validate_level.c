@@ -1,0 +1,172 @@
+/*
+ * validate_level.c -- step 2: an anonymization level as a whole (paper
+ * Table 2, doc/rewriter.md section 2).
+ *
+ * The level's own clauses must have a meaning after the rewrite (no DISTINCT,
+ * window functions, set operations ... at its level), every aggregate of the
+ * level must be an ANON_* aggregate whose bounds are constants, and its FROM
+ * clause must give every row one privacy unit (validate_inputs.c) with
+ * expression subqueries that stay within one user (validate_sublinks.c).
+ * Guarantees to the plan: the calls with their kinds, and the privacy unit as
+ * a column of the level's FROM.
+ */
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+
+#include "anonymizer/pipeline.h"
+#include "anonymizer/validate.h"
+#include "catalog.h"
+
+void
+refuse(const char *message, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: %s", message),
+			 hint ? errhint("%s", hint) : 0));
+	pg_unreachable();
+}
+
+/* a query parameter anywhere in the expression */
+static bool
+contains_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, contains_param_walker, context);
+}
+
+/* a column of any query level (contain_var_clause sees this level only) */
+static bool
+contains_column_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, contains_column_walker, context);
+}
+
+/* Bounds and other parameters of an ANON_* call are constants of the query. */
+static void
+check_constant_argument(Node *arg, const char *function, int argno)
+{
+	if (contains_param_walker(arg, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument %d of %s must be a constant, not a query parameter", argno, function),
+				 errdetail("Bounds are part of the privacy guarantee and must be fixed in the query text."),
+				 errhint("Write the bound as a literal, for example 0 or 100.")));
+	if (contains_column_walker(arg, NULL) || contain_volatile_functions(arg) ||
+		contain_agg_clause(arg) || checkExprHasSubLink(arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("argument %d of %s must be a constant", argno, function),
+				 errdetail("A bound or parameter computed from the data would leak information about it."),
+				 errhint("Write the bound as a literal, for example 0 or 100.")));
+}
+
+/* clauses of the level that have no meaning over released partitions */
+static void
+check_level_clauses(Query *query)
+{
+	if (query->commandType != CMD_SELECT)
+		refuse("ANON_* aggregates are not supported in this kind of statement", NULL);
+	if (query->groupingSets)
+		refuse("GROUPING SETS, ROLLUP and CUBE are not supported",
+			   "Run one anonymization query per grouping.");
+	if (query->distinctClause)
+		refuse("DISTINCT is not supported at the level of ANON_* aggregates",
+			   "Remove DISTINCT; each released row is already one partition.");
+	if (query->hasWindowFuncs)
+		refuse("window functions are not allowed in an anonymization query", NULL);
+	if (query->windowClause)
+		refuse("window definitions are not allowed in an anonymization query", NULL);
+	if (query->hasTargetSRFs)
+		refuse("set-returning functions are not allowed in an anonymization query", NULL);
+	if (query->hasSubLinks &&
+		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
+		refuse("subqueries in the select list, GROUP BY, HAVING or ORDER BY of an anonymization query are not supported",
+			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
+	if (query->rowMarks)
+		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
+	if (query->setOperations)
+		refuse("set operations are not supported in an anonymization query", NULL);
+	if (query->constraintDeps)
+		refuse("a column of the select list, HAVING or ORDER BY is neither grouped nor inside an ANON_* aggregate",
+			   "Add the column to GROUP BY: anonymization queries do not use functional dependencies on a primary key.");
+}
+
+/* One ANON_* call: its kind, and constant arguments after the value. */
+static anon_call *
+check_call(Aggref *aggref)
+{
+	anon_call  *call = palloc0(sizeof(anon_call));
+	ListCell   *lc;
+	int			argno = 1;
+
+	call->aggref = aggref;
+	call->kind = anon_dp_kind_of(aggref->aggfnoid);
+	if (call->kind == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anonymization query: %s() cannot be mixed with ANON_* aggregates",
+						get_func_name(aggref->aggfnoid)),
+				 errdetail("An aggregate that is not anonymized would release exact values computed from private rows."),
+				 errhint("Use the ANON_* counterpart, for example ANON_COUNT(*) or ANON_SUM(col, lower, upper).")));
+	if (aggref->aggdistinct)
+		refuse(psprintf("%s(DISTINCT ...) is not supported", call->kind->display),
+			   "ANON_COUNT(*) already counts each user once per partition.");
+	if (aggref->aggorder)
+		refuse(psprintf("%s(... ORDER BY ...) is not supported", call->kind->display), NULL);
+	if (aggref->aggfilter)
+		refuse(psprintf("%s(...) FILTER (...) is not supported yet", call->kind->display),
+			   "Move the condition to WHERE.");
+	foreach(lc, aggref->args)
+	{
+		if (argno > 1)
+			check_constant_argument((Node *) ((TargetEntry *) lfirst(lc))->expr,
+									call->kind->display, argno);
+		argno++;
+	}
+	return call;
+}
+
+/* The FROM clause: private inputs joined on their units; the unit of the level. */
+static void
+check_level_from(anon_level *level, validated_level *valid)
+{
+	validation_context context = {level->outer, NIL};
+	level_check check;
+
+	check.query = level->query;
+	check.outer = level->outer;
+	check.context = &context;
+	if (check_level_inputs(&check) == 0)
+		refuse("the query reads no private table",
+			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
+	check_sublinks(&check, level->outer);
+	valid->unit = privacy_unit_var(&check, 0);
+	valid->outer_private_ctes = context.outer_private_ctes;
+}
+
+validated_level *
+validate_anonymization_level(anon_level *level)
+{
+	validated_level *valid = palloc0(sizeof(validated_level));
+	ListCell   *lc;
+
+	valid->level = level;
+	check_level_clauses(level->query);
+	foreach(lc, level_aggregates(level->query))
+		valid->calls = lappend(valid->calls, check_call((Aggref *) lfirst(lc)));
+	check_level_from(level, valid);
+	return valid;
+}

@@ -1,0 +1,162 @@
+/*
+ * verify.c -- step 5: invariants of the rewritten level, checked on the
+ * trees the builder made, then the guard's marks.
+ *
+ * A failed check is a bug of the anonymizer, never of the query: the
+ * statement stops with an internal error instead of releasing anything.
+ *   - the rewritten level has the level's output columns (name, type,
+ *     typmod, collation), so CREATE TABLE AS, INSERT and views keep theirs;
+ *   - no ANON_* call is left: each became a release;
+ *   - with GROUP BY, every released row passed tau (anon_users IS NOT NULL
+ *     filters the released level); without, there is no user count;
+ *   - the epsilon written into the building blocks adds up to at most
+ *     anon_dp.epsilon per user (C_u partitions, each its releases and user
+ *     count), and delta and C_u are the plan's.
+ * Then the private inputs of the per-user level are marked (guard/marks.h).
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+
+#include "anonymizer/pipeline.h"
+#include "catalog.h"
+#include "guard/marks.h"
+
+static void
+broken(const char *invariant)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("anonymization query: the rewrite broke an invariant: %s", invariant),
+			 errhint("This is a bug of anon_dp; nothing was released.")));
+}
+
+static void
+verify_output_columns(Query *level, Query *rewritten)
+{
+	ListCell   *lo;
+	ListCell   *lr;
+
+	if (list_length(level->targetList) != list_length(rewritten->targetList))
+		broken("the number of output columns changed");
+	forboth(lo, level->targetList, lr, rewritten->targetList)
+	{
+		TargetEntry *o = (TargetEntry *) lfirst(lo);
+		TargetEntry *r = (TargetEntry *) lfirst(lr);
+		Node	   *oe = (Node *) o->expr;
+		Node	   *re = (Node *) r->expr;
+
+		if (o->resno != r->resno || o->resjunk != r->resjunk ||
+			o->ressortgroupref != r->ressortgroupref ||
+			(o->resname == NULL) != (r->resname == NULL) ||
+			(o->resname != NULL && strcmp(o->resname, r->resname) != 0))
+			broken(psprintf("output column %d changed its name or position", o->resno));
+		if (exprType(oe) != exprType(re) || exprTypmod(oe) != exprTypmod(re) ||
+			exprCollation(oe) != exprCollation(re))
+			broken(psprintf("output column %d changed its type", o->resno));
+	}
+}
+
+static bool
+anon_call_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && anon_dp_kind_of(((Aggref *) node)->aggfnoid) != NULL)
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, anon_call_walker, context, 0);
+	return expression_tree_walker(node, anon_call_walker, context);
+}
+
+/* the constant argument at position argno of a released aggregate */
+static Const *
+constant_argument(Aggref *aggref, int argno)
+{
+	Node	   *arg = (Node *) ((TargetEntry *) list_nth(aggref->args, argno))->expr;
+
+	if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
+		broken("a privacy parameter of the released level is not a constant");
+	return (Const *) arg;
+}
+
+static Aggref *
+released_aggregate(Query *released, AttrNumber resno, Oid aggfnoid)
+{
+	TargetEntry *tle = get_tle_by_resno(released->targetList, resno);
+
+	if (tle == NULL || !IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->aggfnoid != aggfnoid)
+		broken("the released level does not compute what the plan says");
+	return (Aggref *) tle->expr;
+}
+
+/* with GROUP BY: anon_users IS NOT NULL is a top-level condition of the rewritten level */
+static void
+verify_threshold(anon_plan *plan, anonymized_level *built)
+{
+	Node	   *quals = built->query->jointree->quals;
+	List	   *conjuncts = quals ? make_ands_implicit((Expr *) quals) : NIL;
+	ListCell   *lc;
+
+	if (!plan->grouped)
+	{
+		if (built->users_column != 0 || built->released->groupClause != NIL)
+			broken("a query without GROUP BY got partitions");
+		return;
+	}
+	if (built->users_column == 0 ||
+		list_length(built->released->groupClause) != list_length(plan->keys))
+		broken("the released level is not grouped by the keys with a user count");
+	foreach(lc, conjuncts)
+	{
+		NullTest   *test = (NullTest *) lfirst(lc);
+
+		if (IsA(test, NullTest) && test->nulltesttype == IS_NOT_NULL && IsA(test->arg, Var) &&
+			((Var *) test->arg)->varlevelsup == 0 &&
+			((Var *) test->arg)->varattno == built->users_column)
+			return;
+	}
+	broken("released partitions are not filtered by tau");
+}
+
+static void
+verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
+{
+	AttrNumber	resno = list_length(plan->keys) + 1;
+	double		per_partition = 0.0;
+	ListCell   *lc;
+
+	foreach(lc, plan->releases)
+	{
+		anon_release *release = (anon_release *) lfirst(lc);
+		Aggref	   *block = released_aggregate(built->released, resno++,
+											   anon_dp_kind_block(release->kind));
+
+		per_partition += DatumGetFloat8(constant_argument(block, ANON_BLOCK_EPSILON_ARG(release->kind))->constvalue);
+	}
+	if (plan->grouped)
+	{
+		Aggref	   *users = released_aggregate(built->released, built->users_column,
+											   anon_dp_emitted_function(EMIT_PARTITION_COUNT));
+
+		per_partition += DatumGetFloat8(constant_argument(users, 0)->constvalue);
+		if (DatumGetFloat8(constant_argument(users, 1)->constvalue) != plan->delta ||
+			DatumGetInt64(constant_argument(users, 2)->constvalue) != plan->max_groups)
+			broken("tau is computed with other parameters than the plan's");
+	}
+	if (per_partition * (plan->grouped ? plan->max_groups : 1) > plan->epsilon * (1.0 + 1e-9))
+		broken("the releases of one user spend more than anon_dp.epsilon");
+}
+
+void
+verify_anonymized_level(anon_plan *plan, anonymized_level *built)
+{
+	verify_output_columns(plan->level, built->query);
+	if (anon_call_walker((Node *) built->query, NULL))
+		broken("an ANON_* call was not rewritten");
+	verify_threshold(plan, built);
+	verify_privacy_parameters(plan, built);
+	mark_private_inputs(built->per_user);
+}

@@ -1,0 +1,364 @@
+/*
+ * catalog.c -- the extension's own objects (catalog.h).
+ *
+ * The cache holds the extension's OID, the OIDs of every function the
+ * anonymizer recognises or emits, and the set of all the extension's
+ * functions with their role.  It is rebuilt on first use after any change to
+ * pg_proc: creating, dropping or updating the extension always changes its
+ * functions.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "parser/parse_func.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "anonymizer/anon_kinds.h"
+#include "catalog.h"
+
+/* the role of one of the extension's functions */
+typedef enum function_role
+{
+	ROLE_BUILDING_BLOCK,		/* emitted by the anonymizer, not for analysts */
+	ROLE_ANALYST,				/* documented for analysts */
+	ROLE_ANON_AGGREGATE			/* an ANON_* aggregate */
+} function_role;
+
+typedef struct function_entry
+{
+	Oid			funcid;			/* hash key */
+	function_role role;
+	int			kind;			/* index into anon_kinds, for ANON_* aggregates */
+} function_entry;
+
+/* extension functions analysts may call (doc/functions.md) */
+static const char *const analyst_functions[] = {
+	"anon_dp_access_level",
+	"anon_dp_epsilon_share",
+	"anon_dp_tau",
+	"anon_dp_tau_continuous",
+	"anon_dp_random",
+	"anon_reservoir",
+};
+
+/* signatures of the emitted functions, in anon_dp_emitted order */
+static const struct
+{
+	const char *name;
+	int			nargs;
+	Oid			argtypes[4];
+}			emitted_signatures[EMIT_COUNT_] = {
+	[EMIT_PARTITION_COUNT] = {"dp_partition_count", 3, {FLOAT8OID, FLOAT8OID, INT8OID}},
+	[EMIT_BOUND_PARTITIONS] = {"anon_dp_bound_partitions", 4, {BYTEAOID, INT8OID, TEXTOID, ANYOID}},
+	[EMIT_BOUNDED_COLUMN] = {"anon_dp_bounded_column", 3, {BYTEAOID, INT4OID, ANYELEMENTOID}},
+	[EMIT_BOUND_WITNESS] = {"anon_dp_bound_witness", 1, {ANYELEMENTOID}},
+	[EMIT_BOUNDING_SECRET] = {"anon_dp_bounding_secret", 0, {0}},
+	[EMIT_PICK] = {"anon_dp_pick", 3, {INT8OID, ANYELEMENTOID, INT8OID}},
+	[EMIT_RANDOM_KEY] = {"anon_dp_random_key", 0, {0}},
+	[EMIT_RANDOM] = {"anon_dp_random", 0, {0}},
+	[EMIT_RESERVOIR] = {"anon_reservoir", 1, {INTERNALOID}},
+};
+
+typedef struct catalog_cache
+{
+	Oid			extension;		/* InvalidOid: not installed */
+	char	   *schema;
+	Oid			emitted[EMIT_COUNT_];
+	Oid		   *kind_aggregates;	/* by index into anon_kinds */
+	Oid		   *kind_blocks;
+	HTAB	   *functions;		/* function_entry by funcid */
+} catalog_cache;
+
+static MemoryContext cache_context = NULL;
+static catalog_cache *cache = NULL;
+static uint64 pg_proc_changes = 0;	/* invalidations seen */
+static uint64 cache_built_at = 0;	/* pg_proc_changes when the cache was built */
+
+static void
+forget_cache(Datum arg, int cacheid, uint32 hashvalue)
+{
+	pg_proc_changes++;
+}
+
+/* OID of schema.name(argtypes), or InvalidOid (see require_function) */
+static Oid
+lookup_function(const char *name, int nargs, const Oid *argtypes)
+{
+	List	   *qualified = list_make2(makeString(cache->schema), makeString(pstrdup(name)));
+
+	return LookupFuncName(qualified, nargs, argtypes, true);
+}
+
+/* A function the anonymizer needs is missing only from a damaged installation. */
+static Oid
+require_function(Oid funcid, const char *name)
+{
+	if (!OidIsValid(funcid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("anon_dp is not installed correctly: function %s is missing", name),
+				 errhint("Reinstall the extension: DROP EXTENSION anon_dp; CREATE EXTENSION anon_dp;")));
+	return funcid;
+}
+
+static void
+add_function(Oid funcid, function_role role, int kind)
+{
+	function_entry *entry;
+	bool		found;
+
+	entry = hash_search(cache->functions, &funcid, HASH_ENTER, &found);
+	entry->role = role;
+	entry->kind = kind;
+}
+
+/* every function the extension owns (pg_depend), as a building block for now */
+static void
+collect_extension_functions(void)
+{
+	Relation	depend = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ExtensionRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(cache->extension));
+	scan = systable_beginscan(depend, DependReferenceIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tuple);
+
+		if (dep->classid == ProcedureRelationId && dep->deptype == DEPENDENCY_EXTENSION)
+			add_function(dep->objid, ROLE_BUILDING_BLOCK, -1);
+	}
+	systable_endscan(scan);
+	table_close(depend, AccessShareLock);
+}
+
+/* the OIDs of the kinds, emitted functions and analysts' functions */
+static void
+resolve_known_functions(void)
+{
+	int			i;
+
+	cache->kind_aggregates = palloc(sizeof(Oid) * anon_kind_count);
+	cache->kind_blocks = palloc(sizeof(Oid) * anon_kind_count);
+	for (i = 0; i < anon_kind_count; i++)
+	{
+		const anon_kind *kind = &anon_kinds[i];
+
+		cache->kind_aggregates[i] = lookup_function(kind->name, kind->nargs, kind->argtypes);
+		cache->kind_blocks[i] = lookup_function(kind->block, kind->block_nargs,
+												kind->block_argtypes);
+		if (OidIsValid(cache->kind_aggregates[i]))
+			add_function(cache->kind_aggregates[i], ROLE_ANON_AGGREGATE, i);
+	}
+	for (i = 0; i < EMIT_COUNT_; i++)
+		cache->emitted[i] = lookup_function(emitted_signatures[i].name,
+											emitted_signatures[i].nargs,
+											emitted_signatures[i].argtypes);
+	for (i = 0; i < (int) lengthof(analyst_functions); i++)
+	{
+		List	   *qualified = list_make2(makeString(cache->schema),
+										   makeString(pstrdup(analyst_functions[i])));
+		FuncCandidateList candidates = FuncnameGetCandidates(qualified, -1, NIL, false,
+															 false, false, true);
+
+		for (; candidates; candidates = candidates->next)
+			add_function(candidates->oid, ROLE_ANALYST, -1);
+	}
+}
+
+/* the schema the extension's objects live in (pg_extension.extnamespace) */
+static Oid
+extension_schema(Oid extension)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			schema = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extension));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		schema = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return schema;
+}
+
+static void
+build_cache(void)
+{
+	MemoryContext old;
+	HASHCTL		ctl;
+	volatile uint64 changes = pg_proc_changes;
+
+	if (cache_context == NULL)
+		cache_context = AllocSetContextCreate(CacheMemoryContext, "anon_dp catalog",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(cache_context);
+	cache = NULL;
+	old = MemoryContextSwitchTo(cache_context);
+	PG_TRY();
+	{
+		catalog_cache *built = palloc0(sizeof(catalog_cache));
+
+		cache = built;
+		built->extension = get_extension_oid("anon_dp", true);
+		/* while its script runs, the extension is not there yet */
+		if (creating_extension && CurrentExtensionObject == built->extension)
+		{
+			built->extension = InvalidOid;
+			changes--;			/* look again at the next statement */
+		}
+		if (OidIsValid(built->extension))
+		{
+			built->schema = get_namespace_name(extension_schema(built->extension));
+			ctl.keysize = sizeof(Oid);
+			ctl.entrysize = sizeof(function_entry);
+			ctl.hcxt = cache_context;
+			built->functions = hash_create("anon_dp functions", 256, &ctl,
+										   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			collect_extension_functions();
+			resolve_known_functions();
+		}
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cache_context);
+		cache = NULL;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	cache_built_at = changes;
+}
+
+static catalog_cache *
+current_cache(void)
+{
+	if (cache == NULL || cache_built_at != pg_proc_changes)
+		build_cache();
+	return cache;
+}
+
+Oid
+anon_dp_extension(void)
+{
+	return current_cache()->extension;
+}
+
+static catalog_cache *
+installed_cache(void)
+{
+	catalog_cache *c = current_cache();
+
+	if (!OidIsValid(c->extension))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"anon_dp\" is not installed in this database"),
+				 errhint("Run CREATE EXTENSION anon_dp.")));
+	return c;
+}
+
+Oid
+anon_dp_emitted_function(anon_dp_emitted which)
+{
+	return require_function(installed_cache()->emitted[which],
+							emitted_signatures[which].name);
+}
+
+Oid
+anon_dp_kind_aggregate(const anon_kind *kind)
+{
+	return require_function(installed_cache()->kind_aggregates[kind - anon_kinds], kind->name);
+}
+
+Oid
+anon_dp_kind_block(const anon_kind *kind)
+{
+	return require_function(installed_cache()->kind_blocks[kind - anon_kinds], kind->block);
+}
+
+static function_entry *
+function_of_extension(Oid funcid)
+{
+	catalog_cache *c = current_cache();
+
+	if (!OidIsValid(c->extension) || !OidIsValid(funcid))
+		return NULL;
+	return hash_search(c->functions, &funcid, HASH_FIND, NULL);
+}
+
+const anon_kind *
+anon_dp_kind_of(Oid aggfnoid)
+{
+	function_entry *entry = function_of_extension(aggfnoid);
+
+	return entry && entry->role == ROLE_ANON_AGGREGATE ? &anon_kinds[entry->kind] : NULL;
+}
+
+bool
+anon_dp_is_extension_function(Oid funcid)
+{
+	return function_of_extension(funcid) != NULL;
+}
+
+bool
+anon_dp_is_building_block(Oid funcid)
+{
+	function_entry *entry = function_of_extension(funcid);
+
+	return entry != NULL && entry->role == ROLE_BUILDING_BLOCK;
+}
+
+Query *
+anon_dp_utility_query(Node *utility)
+{
+	Node	   *inner = NULL;
+
+	if (utility == NULL)
+		return NULL;
+	switch (nodeTag(utility))
+	{
+		case T_ExplainStmt:
+			inner = ((ExplainStmt *) utility)->query;
+			break;
+		case T_DeclareCursorStmt:
+			inner = ((DeclareCursorStmt *) utility)->query;
+			break;
+		case T_CreateTableAsStmt:
+			inner = ((CreateTableAsStmt *) utility)->query;
+			break;
+		default:
+			break;
+	}
+	return inner != NULL && IsA(inner, Query) ? (Query *) inner : NULL;
+}
+
+void
+anon_dp_catalog_init(void)
+{
+	CacheRegisterSyscacheCallback(PROCOID, forget_cache, (Datum) 0);
+}

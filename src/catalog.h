@@ -1,0 +1,66 @@
+/*
+ * catalog.h -- the extension's own objects, as this backend sees them.
+ *
+ * OIDs of what the anonymizer recognises (the ANON_* aggregates) and emits
+ * (the dp_* building blocks, the bounding aggregates, the TABLESAMPLE
+ * method), resolved once by name and argument types in the extension's
+ * schema and cached until pg_proc changes (CREATE / DROP / ALTER EXTENSION
+ * all change it).  Nothing else in the module looks up its own functions by
+ * name.
+ */
+#ifndef ANON_DP_CATALOG_H
+#define ANON_DP_CATALOG_H
+
+#include "nodes/parsenodes.h"
+
+struct anon_kind;
+
+/* functions the anonymizer emits besides the building blocks of the kinds */
+typedef enum anon_dp_emitted
+{
+	EMIT_PARTITION_COUNT,		/* dp_partition_count: noisy user count, tau */
+	EMIT_BOUND_PARTITIONS,		/* anon_dp_bound_partitions: one-pass bounding */
+	EMIT_BOUNDED_COLUMN,		/* anon_dp_bounded_column: its kept pairs */
+	EMIT_BOUND_WITNESS,			/* anon_dp_bound_witness: a key's type */
+	EMIT_BOUNDING_SECRET,		/* anon_dp_bounding_secret: key of one execution */
+	EMIT_PICK,					/* anon_dp_pick: fallback bounding */
+	EMIT_RANDOM_KEY,			/* anon_dp_random_key: its keys */
+	EMIT_RANDOM,				/* anon_dp_random: the sort fallback's order */
+	EMIT_RESERVOIR,				/* anon_reservoir: TABLESAMPLE handler */
+	EMIT_COUNT_
+} anon_dp_emitted;
+
+/* The anon_dp extension of this database, or InvalidOid when not installed. */
+extern Oid	anon_dp_extension(void);
+
+/* OID of an emitted function (the extension must be installed). */
+extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
+
+/* The OIDs of an ANON_* kind's aggregate and of its building block. */
+extern Oid	anon_dp_kind_aggregate(const struct anon_kind *kind);
+extern Oid	anon_dp_kind_block(const struct anon_kind *kind);
+
+/* The kind of an ANON_* aggregate, or NULL when aggfnoid is not one. */
+extern const struct anon_kind *anon_dp_kind_of(Oid aggfnoid);
+
+/* Whether the function belongs to the extension. */
+extern bool anon_dp_is_extension_function(Oid funcid);
+
+/*
+ * Whether the function is one of the extension's internal building blocks:
+ * every extension function but the ANON_* aggregates and the few functions
+ * doc/functions.md gives analysts (an allow-list).
+ */
+extern bool anon_dp_is_building_block(Oid funcid);
+
+/*
+ * The analyzed query a utility statement holds (EXPLAIN, DECLARE CURSOR,
+ * CREATE TABLE AS / SELECT INTO), or NULL.  The one unwrapper: PREPARE,
+ * CREATE VIEW and COPY analyze their query on their own, which passes
+ * through the post-parse hook again.
+ */
+extern Query *anon_dp_utility_query(Node *utility);
+
+extern void anon_dp_catalog_init(void);
+
+#endif							/* ANON_DP_CATALOG_H */

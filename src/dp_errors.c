@@ -1,0 +1,63 @@
+/*
+ * dp_errors.c -- ERRORs for the DP core's validation results (dp_errors.h).
+ */
+#include "postgres.h"
+
+#include "dp_errors.h"
+
+static const char *
+status_hint(dp_status status)
+{
+	switch (status)
+	{
+		case DP_ERR_EPSILON:
+			return "Pass a constant epsilon such as 0.1 or 1.0.";
+		case DP_ERR_DELTA:
+			return "Pass a constant delta such as 1e-5; it must be greater than 0 and less than 1.";
+		case DP_ERR_BOUND_NOT_FINITE:
+			return "Write the bounds as finite constants, for example 0 and 100.";
+		case DP_ERR_BOUNDS_ORDER:
+			return "Swap the bounds: the lower bound comes first.";
+		case DP_ERR_BOUND_NEGATIVE:
+			return "A per-user count bound is a count: use 1 or another positive constant.";
+		case DP_ERR_NOISE_SCALE:
+			return "Use clamping bounds whose width and magnitude lie between 1e-270 and 1e250; for variances, keep (upper - lower)^2 below 1e270.";
+		case DP_ERR_PERCENTILE:
+			return "Write the percentile as a constant fraction, for example 0.5 for the median.";
+		case DP_ERR_CONTRIBUTIONS:
+			return "Pass 1 unless each privacy unit really contributes several rows to this aggregate.";
+		case DP_ERR_MAX_GROUPS:
+			return "Set anon_dp.max_groups_contributed to 1 or more.";
+		case DP_ERR_SIGMA:
+			return "Choose a standard deviation between 2^-900 and 2^900.";
+		case DP_OK:
+			break;
+	}
+	return NULL;
+}
+
+void
+anon_dp_report_status(dp_status status, const char *function, const char *argument)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid %s for %s: %s", argument, function, dp_status_text(status)),
+			 errhint("%s", status_hint(status))));
+	pg_unreachable();
+}
+
+void
+anon_dp_check_threshold_status(dp_status status, const char *function)
+{
+	switch (status)
+	{
+		case DP_OK:
+			return;
+		case DP_ERR_DELTA:
+			anon_dp_report_status(status, function, "delta");
+		case DP_ERR_MAX_GROUPS:
+			anon_dp_report_status(status, function, "max_groups_contributed");
+		default:
+			anon_dp_report_status(status, function, "epsilon");
+	}
+}

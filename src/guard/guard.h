@@ -1,0 +1,36 @@
+/*
+ * guard.h -- no path to raw private rows for anonymized sessions.
+ *
+ * Three layers (doc/access.md), called from src/hooks.c:
+ *   1. after parse analysis, before the anonymizer rewrites anything
+ *      (query_guard.c): every statement of an anonymized session is checked
+ *      -- private tables, views over them and unlabelled tables only inside
+ *      anonymization queries; no internal building blocks, statistics
+ *      catalogs or sequence counters; inside anonymization queries no
+ *      user-defined or side-effecting functions;
+ *   2. the anonymizer marks the private inputs it validated (marks.c); the
+ *      planner carries the mark into the views they read;
+ *   3. at executor start (every statement, including function bodies, rules,
+ *      COPY and plans cached before the level changed; executor_guard.c) an
+ *      anonymized session may touch a private table only through a marked
+ *      range table entry.
+ * Utility statements are checked by utility_guard.c.
+ */
+#ifndef ANON_DP_GUARD_H
+#define ANON_DP_GUARD_H
+
+#include "nodes/parsenodes.h"
+
+/* Layer 1: the analyzed statement, before anonymization queries are rewritten. */
+extern void guard_analyzed_statement(Query *query);
+
+/* The planner's input: marks carried into views, hidden built-ins after view expansion. */
+extern void guard_planned_statement(Query *query);
+
+/* Layer 3: ExecutorCheckPerms_hook; false (or an ERROR) refuses. */
+extern bool guard_executor_permissions(List *range_table, bool ereport_on_violation);
+
+/* Utility statements of anonymized sessions. */
+extern void guard_utility_statement(Node *statement);
+
+#endif							/* ANON_DP_GUARD_H */

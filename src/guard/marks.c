@@ -1,0 +1,60 @@
+/*
+ * marks.c -- the mark of a validated private input (marks.h).
+ *
+ * A marked range table entry has member 0 in its extraUpdatedCols.  Member 0
+ * stands for attribute number FirstLowInvalidHeapAttributeNumber, which is
+ * no column: PostgreSQL never sets it, SQL cannot set it, and the set is
+ * copied with the entry everywhere it goes (plan cache, stored views, the
+ * planner's flat range table, parallel workers).  extraUpdatedCols is only
+ * read for the target of an UPDATE, which a marked entry never is, and view
+ * expansion moves it to the view's OLD entry together with the permission
+ * fields.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "nodes/nodeFuncs.h"
+
+#include "guard/marks.h"
+#include "guard/objects.h"
+
+#define MARK_MEMBER 0			/* FirstLowInvalidHeapAttributeNumber: no column */
+
+bool
+entry_is_marked(RangeTblEntry *rte)
+{
+	return bms_is_member(MARK_MEMBER, rte->extraUpdatedCols);
+}
+
+static bool
+mark_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		ListCell   *lc;
+
+		foreach(lc, query->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->requiredPerms != 0)
+			{
+				relation_class class = classify_relation(rte->relid);
+
+				if (class == RELATION_PRIVATE || class == RELATION_VIEW)
+					rte->extraUpdatedCols = bms_add_member(rte->extraUpdatedCols, MARK_MEMBER);
+			}
+		}
+		return query_tree_walker(query, mark_walker, context, 0);
+	}
+	return expression_tree_walker(node, mark_walker, context);
+}
+
+void
+mark_private_inputs(Query *query)
+{
+	mark_walker((Node *) query, NULL);
+}

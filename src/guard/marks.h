@@ -1,0 +1,19 @@
+/*
+ * marks.h -- the mark of a validated private input (layer 2 of the guard).
+ *
+ * The anonymizer marks the range table entries of the private tables (and
+ * views) an anonymization query reads once it has validated and rewritten
+ * the query; the executor check of anonymized sessions admits a private
+ * table only through a marked entry.
+ */
+#ifndef ANON_DP_MARKS_H
+#define ANON_DP_MARKS_H
+
+#include "nodes/parsenodes.h"
+
+/* Mark every private table and view the query (at any depth) reads. */
+extern void mark_private_inputs(Query *query);
+
+extern bool entry_is_marked(RangeTblEntry *rte);
+
+#endif							/* ANON_DP_MARKS_H */

@@ -1,0 +1,258 @@
+/*
+ * objects.c -- what a relation or function is to an anonymized session
+ * (objects.h).
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/sysattr.h"
+#include "access/transam.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+
+#include "guard/labels.h"
+#include "guard/marks.h"
+#include "guard/objects.h"
+
+relation_class
+classify_relation(Oid relid)
+{
+	if (relid < FirstNormalObjectId)
+		return RELATION_CATALOG;
+	if (get_rel_relkind(relid) == RELKIND_VIEW)
+		return RELATION_VIEW;
+	if (anon_dp_privacy_unit_column(relid) != InvalidAttrNumber)
+		return RELATION_PRIVATE;
+	if (anon_dp_relation_is_public(relid))
+		return RELATION_PUBLIC;
+	return RELATION_UNLABELLED;
+}
+
+char *
+relation_name(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+
+	return name ? name : psprintf("%u", relid);
+}
+
+/*
+ * Catalogs that show values or exact counts of other tables' rows: planner
+ * statistics (pg_statistic*, pg_stats*) and the cumulative statistics views
+ * (pg_stat_*, pg_statio_*), except those about sessions; pg_sequences shows
+ * how many rows a serial column has numbered.
+ */
+bool
+catalog_is_hidden(const char *name)
+{
+	if (strcmp(name, "pg_stat_activity") == 0 ||
+		strcmp(name, "pg_stat_ssl") == 0 ||
+		strcmp(name, "pg_stat_gssapi") == 0 ||
+		strcmp(name, "pg_statistic_ext") == 0)	/* definitions, read by psql \d+ */
+		return false;
+	return strncmp(name, "pg_stat", 7) == 0 || strcmp(name, "pg_sequences") == 0;
+}
+
+/* pg_class columns that give row counts and sizes (exact after VACUUM/ANALYZE) */
+const char *
+hidden_pg_class_column(Bitmapset *columns)
+{
+	static const struct
+	{
+		AttrNumber	attnum;
+		const char *name;
+	}			hidden[] = {
+		{Anum_pg_class_reltuples, "reltuples"},
+		{Anum_pg_class_relpages, "relpages"},
+		{Anum_pg_class_relallvisible, "relallvisible"},
+		{InvalidAttrNumber, "pg_class (the whole row)"},
+	};
+	size_t		i;
+
+	for (i = 0; i < lengthof(hidden); i++)
+		if (bms_is_member(hidden[i].attnum - FirstLowInvalidHeapAttributeNumber, columns))
+			return hidden[i].name;
+	return NULL;
+}
+
+void
+check_catalog(Oid relid, Bitmapset *selected)
+{
+	char	   *name = relation_name(relid);
+	const char *column;
+
+	if (catalog_is_hidden(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for \"%s\": anonymized roles cannot read statistics about table contents", name),
+				 errdetail("\"%s\" shows column values or exact row counts of private tables.", name),
+				 errhint("Ask for the numbers with an anonymization query, for example SELECT ANON_COUNT(*) FROM t.")));
+	if (relid == RelationRelationId && (column = hidden_pg_class_column(selected)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for column %s of pg_class: anonymized roles cannot read row counts", column),
+				 errdetail("reltuples, relpages and relallvisible give the number of rows of private tables."),
+				 errhint("Select the pg_class columns you need by name, leaving out reltuples, relpages and relallvisible.")));
+}
+
+static bool
+builtin_function_is_hidden(const char *name)
+{
+	if (strncmp(name, "pg_stat_get_", 12) == 0)
+		return strcmp(name, "pg_stat_get_activity") != 0 &&
+			strncmp(name, "pg_stat_get_backend_", 20) != 0;
+	return strcmp(name, "nextval") == 0 || strcmp(name, "currval") == 0 ||
+		strcmp(name, "setval") == 0 || strcmp(name, "lastval") == 0 ||
+		strcmp(name, "pg_sequence_last_value") == 0;
+}
+
+void
+check_hidden_builtin(Oid funcid, void *unused)
+{
+	char	   *name;
+
+	if (funcid >= FirstNormalObjectId)
+		return;
+	name = get_func_name(funcid);
+	if (name != NULL && builtin_function_is_hidden(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for function %s: anonymized roles cannot read row counters", name),
+				 errdetail("%s() reveals how many rows a table holds or has numbered.", name),
+				 errhint("Ask for the numbers with an anonymization query, for example SELECT ANON_COUNT(*) FROM t.")));
+}
+
+static Oid
+operator_function(Oid opno, Oid opfuncid)
+{
+	return OidIsValid(opfuncid) ? opfuncid : get_opcode(opno);
+}
+
+void
+for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg), void *arg)
+{
+	ListCell   *lc;
+
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+			check(((FuncExpr *) node)->funcid, arg);
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			check(operator_function(((OpExpr *) node)->opno, ((OpExpr *) node)->opfuncid), arg);
+			break;
+		case T_ScalarArrayOpExpr:
+			check(operator_function(((ScalarArrayOpExpr *) node)->opno,
+									((ScalarArrayOpExpr *) node)->opfuncid), arg);
+			break;
+		case T_RowCompareExpr:
+			foreach(lc, ((RowCompareExpr *) node)->opnos)
+				check(get_opcode(lfirst_oid(lc)), arg);
+			break;
+		case T_Aggref:
+			check(((Aggref *) node)->aggfnoid, arg);
+			break;
+		case T_WindowFunc:
+			check(((WindowFunc *) node)->winfnoid, arg);
+			break;
+		default:
+			break;
+	}
+}
+
+/* a private table through an unmarked entry, or an unlabelled table; views followed */
+static bool
+reads_private_unmarked_walker(Node *node, char **table)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		ListCell   *lc;
+
+		foreach(lc, query->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind != RTE_RELATION || rte->requiredPerms == 0)
+				continue;
+			switch (classify_relation(rte->relid))
+			{
+				case RELATION_PRIVATE:
+				case RELATION_UNLABELLED:
+					if (!entry_is_marked(rte))
+					{
+						*table = relation_name(rte->relid);
+						return true;
+					}
+					break;
+				case RELATION_VIEW:
+					if (!entry_is_marked(rte) && view_reads_private(rte->relid, table))
+						return true;
+					break;
+				default:
+					break;
+			}
+		}
+		return query_tree_walker(query, reads_private_unmarked_walker, (void *) table, 0);
+	}
+	return expression_tree_walker(node, reads_private_unmarked_walker, (void *) table);
+}
+
+bool
+view_reads_private(Oid viewid, char **table)
+{
+	Relation	view;
+	Query	   *definition;
+	bool		result;
+
+	check_stack_depth();
+	view = relation_open(viewid, AccessShareLock);
+	definition = get_view_query(view);
+	result = reads_private_unmarked_walker((Node *) definition, table);
+	relation_close(view, AccessShareLock);
+	return result;
+}
+
+void
+refuse_read(const char *what, const char *name, const char *through)
+{
+	if (through)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for view \"%s\": it reads %s table \"%s\" and the session is anonymized",
+						through, what, name),
+				 errdetail("Anonymized roles see private tables only through anonymization queries."),
+				 errhint("Aggregate with ANON_* functions, for example SELECT ANON_COUNT(*) FROM %s.", through)));
+	if (strcmp(what, "unlabelled") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table \"%s\": it has no anon_dp label and the session is anonymized", name),
+				 errdetail("Anonymized roles may read tables labelled 'public' and, through anonymization queries, private tables."),
+				 errhint("Ask a superuser to label it: SECURITY LABEL FOR anon_dp ON TABLE %s IS 'public', or label its privacy unit column 'privacy_unit'.",
+						 name)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for private table \"%s\": the session is anonymized", name),
+			 errdetail("Anonymized roles see private tables only through anonymization queries: ANON_* aggregates, with no other aggregate or raw column of the table in the result."),
+			 errhint("Aggregate with ANON_* functions, for example SELECT ANON_COUNT(*) FROM %s.", name)));
+	pg_unreachable();
+}
+
+void
+refuse_write(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to modify private table \"%s\": the session is anonymized", name),
+			 errdetail("Row counts, RETURNING lists and constraint errors of writes reveal private rows."),
+			 errhint("Modify private tables from a role that is not anonymized.")));
+	pg_unreachable();
+}

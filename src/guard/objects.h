@@ -1,0 +1,47 @@
+/*
+ * objects.h -- what a relation or function is to an anonymized session, and
+ * the errors that refuse it (shared by the layers of the guard).
+ */
+#ifndef ANON_DP_GUARD_OBJECTS_H
+#define ANON_DP_GUARD_OBJECTS_H
+
+#include "nodes/bitmapset.h"
+#include "nodes/nodes.h"
+
+typedef enum relation_class
+{
+	RELATION_CATALOG,			/* created by initdb: pg_catalog, information_schema */
+	RELATION_PUBLIC,			/* labelled 'public' */
+	RELATION_VIEW,				/* judged by what it reads */
+	RELATION_PRIVATE,			/* has a privacy unit column */
+	RELATION_UNLABELLED			/* anything else: not readable */
+} relation_class;
+
+extern relation_class classify_relation(Oid relid);
+
+/* The relation's name for messages (its OID if it has none). */
+extern char *relation_name(Oid relid);
+
+/* Statistics catalogs and pg_class row counts: ERROR when read. */
+extern bool catalog_is_hidden(const char *name);
+extern const char *hidden_pg_class_column(Bitmapset *columns);
+extern void check_catalog(Oid relid, Bitmapset *selected);
+
+/* Statistics and sequence counters among the built-in functions: ERROR. */
+extern void check_hidden_builtin(Oid funcid, void *unused);
+
+/* Calls check(funcid, arg) for every function the node itself calls. */
+extern void for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg),
+									 void *arg);
+
+/*
+ * Whether the view (at any depth) reads a private table through an unmarked
+ * entry, or an unlabelled table; *table names it.
+ */
+extern bool view_reads_private(Oid viewid, char **table);
+
+/* ERRORs of the guard; what is "private", "unlabelled" or "private or unlabelled". */
+extern void refuse_read(const char *what, const char *name, const char *through) pg_attribute_noreturn();
+extern void refuse_write(const char *name) pg_attribute_noreturn();
+
+#endif							/* ANON_DP_GUARD_OBJECTS_H */

@@ -1,0 +1,220 @@
+/*
+ * query_guard.c -- layer 1 of the guard: the analyzed statement of an
+ * anonymized session, before the anonymizer rewrites it; and the planner's
+ * input, after view expansion (guard.h).
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/transam.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+
+#include "catalog.h"
+#include "guard/guard.h"
+#include "guard/labels.h"
+#include "guard/marks.h"
+#include "guard/objects.h"
+#include "guard/roles.h"
+
+typedef struct guard_context
+{
+	int			anonymization_depth;	/* > 0 inside an anonymization query */
+} guard_context;
+
+/* volatile built-ins without side effects other sessions or later queries can see */
+static bool
+volatile_builtin_is_harmless(const char *name)
+{
+	return strcmp(name, "random") == 0 || strcmp(name, "clock_timestamp") == 0 ||
+		strcmp(name, "timeofday") == 0 || strcmp(name, "gen_random_uuid") == 0;
+}
+
+static void
+check_builtin_function(Oid funcid, const char *name, guard_context *cxt)
+{
+	if (cxt->anonymization_depth > 0 &&
+		func_volatile(funcid) == PROVOLATILE_VOLATILE &&
+		!volatile_builtin_is_harmless(name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("function %s() cannot be used in an anonymization query of an anonymized role", name),
+				 errdetail("%s() is volatile: its side effects could carry private values out of the query.", name),
+				 errhint("Remove the call, or compute it outside the anonymization query.")));
+}
+
+static void
+check_function(Oid funcid, void *arg)
+{
+	guard_context *cxt = (guard_context *) arg;
+	char	   *name;
+
+	if (!OidIsValid(funcid))
+		return;
+	check_hidden_builtin(funcid, NULL);
+	name = get_func_name(funcid);
+	if (name == NULL)
+		return;
+	if (funcid < FirstNormalObjectId)
+		check_builtin_function(funcid, name, cxt);
+	else if (anon_dp_is_building_block(funcid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("function %s() is an internal building block of anon_dp", name),
+				 errdetail("Called directly it would not bound each user's contribution."),
+				 errhint("Use the ANON_* aggregates, for example ANON_COUNT(*) or ANON_SUM(x, 0, 100).")));
+	else if (!anon_dp_is_extension_function(funcid) &&
+			 cxt->anonymization_depth > 0 && !anon_dp_function_is_trusted(funcid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("function %s cannot be used in an anonymization query of an anonymized role",
+						format_procedure(funcid)),
+				 errdetail("A function that is not built in sees private rows and could pass them on through notices, errors or writes."),
+				 errhint("Use built-in functions, or ask a superuser to vouch for it: SECURITY LABEL FOR anon_dp ON FUNCTION %s IS 'trusted'.",
+						 format_procedure(funcid))));
+}
+
+/* an ANON_* aggregate of this very level (not of a sublevel) */
+static bool
+anon_aggregate_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		anon_dp_kind_of(((Aggref *) node)->aggfnoid) != NULL)
+		return true;
+	return expression_tree_walker(node, anon_aggregate_walker, context);
+}
+
+static bool
+is_anonymization_query(Query *query)
+{
+	return query->hasAggs &&
+		(anon_aggregate_walker((Node *) query->targetList, NULL) ||
+		 anon_aggregate_walker(query->havingQual, NULL));
+}
+
+static void
+guard_range_table(Query *query, guard_context *cxt)
+{
+	ListCell   *lc;
+	int			rti = 0;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+		bool		reads;
+		bool		writes;
+		char	   *table;
+
+		rti++;
+		if (rte->rtekind != RTE_RELATION || rte->requiredPerms == 0)
+			continue;
+		reads = (rte->requiredPerms & ACL_SELECT) != 0;
+		writes = rti == query->resultRelation ||
+			(rte->requiredPerms & (ACL_INSERT | ACL_UPDATE | ACL_DELETE)) != 0;
+		switch (classify_relation(rte->relid))
+		{
+			case RELATION_CATALOG:
+				if (reads)
+					check_catalog(rte->relid, rte->selectedCols);
+				break;
+			case RELATION_PUBLIC:
+				break;
+			case RELATION_PRIVATE:
+				if (writes)
+					refuse_write(relation_name(rte->relid));
+				if (cxt->anonymization_depth == 0 && !entry_is_marked(rte))
+					refuse_read("private", relation_name(rte->relid), NULL);
+				break;
+			case RELATION_UNLABELLED:
+				if (reads)
+					refuse_read("unlabelled", relation_name(rte->relid), NULL);
+				break;
+			case RELATION_VIEW:
+				if (!entry_is_marked(rte) && view_reads_private(rte->relid, &table))
+				{
+					if (writes)
+						refuse_write(relation_name(rte->relid));
+					if (cxt->anonymization_depth == 0)
+						refuse_read("private or unlabelled", table, relation_name(rte->relid));
+				}
+				break;
+		}
+	}
+}
+
+static bool
+guard_walker(Node *node, guard_context *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		bool		anonymization = is_anonymization_query(query);
+		Query	   *inner = anon_dp_utility_query(query->utilityStmt);
+
+		if (inner != NULL)
+			guard_walker((Node *) inner, cxt);
+		if (anonymization)
+			cxt->anonymization_depth++;
+		guard_range_table(query, cxt);
+		query_tree_walker(query, guard_walker, (void *) cxt, 0);
+		if (anonymization)
+			cxt->anonymization_depth--;
+		return false;
+	}
+	for_each_called_function(node, check_function, cxt);
+	return expression_tree_walker(node, guard_walker, (void *) cxt);
+}
+
+void
+guard_analyzed_statement(Query *query)
+{
+	guard_context cxt;
+
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+		return;
+	cxt.anonymization_depth = 0;
+	guard_walker((Node *) query, &cxt);
+}
+
+/* ---- the planner's input ---- */
+
+static bool
+plan_guard_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+
+		/* an expanded view keeps its own entry first (OLD): carry its mark inside */
+		if (query->rtable != NIL)
+		{
+			RangeTblEntry *first = (RangeTblEntry *) linitial(query->rtable);
+
+			if (first->rtekind == RTE_RELATION && first->relkind == RELKIND_VIEW &&
+				entry_is_marked(first))
+				mark_private_inputs(query);
+		}
+		return query_tree_walker(query, plan_guard_walker, context, 0);
+	}
+	for_each_called_function(node, check_hidden_builtin, NULL);
+	return expression_tree_walker(node, plan_guard_walker, context);
+}
+
+void
+guard_planned_statement(Query *query)
+{
+	if (!IsParallelWorker() && anon_dp_session_is_anonymized())
+		plan_guard_walker((Node *) query, NULL);
+}

@@ -1,0 +1,100 @@
+/*
+ * settings.c -- every anon_dp.* setting: its default, range, check hook and
+ * who may change it (doc/functions.md, "Settings").
+ */
+#include "postgres.h"
+
+#include "utils/guc.h"
+
+#include "dp/dp_params.h"
+#include "settings.h"
+
+double		anon_dp_epsilon = 1.0;
+double		anon_dp_delta = 1e-5;
+int			anon_dp_max_groups_contributed = 1;
+int			anon_dp_max_rows_contributed = 0;
+int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
+char	   *anon_dp_label_admin_role = NULL;
+
+static const struct config_enum_entry access_level_options[] = {
+	{"full", ANON_DP_ACCESS_FULL, false},
+	{"anonymized", ANON_DP_ACCESS_ANONYMIZED, false},
+	{NULL, 0, false}
+};
+
+/* the DP core decides what a valid epsilon and delta are */
+static bool
+check_epsilon(double *newval, void **extra, GucSource source)
+{
+	if (dp_check_epsilon(*newval) != DP_OK)
+	{
+		GUC_check_errdetail("%s.", dp_status_text(DP_ERR_EPSILON));
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_delta(double *newval, void **extra, GucSource source)
+{
+	if (dp_check_delta(*newval) != DP_OK)
+	{
+		GUC_check_errdetail("%s.", dp_status_text(DP_ERR_DELTA));
+		return false;
+	}
+	return true;
+}
+
+void
+anon_dp_define_settings(void)
+{
+	/* privacy parameters: any role, per session (PGC_USERSET) */
+	DefineCustomRealVariable("anon_dp.epsilon",
+							 "Total epsilon spent by one anonymization query.",
+							 "Split evenly over the query's ANON aggregates, its noisy user count and the partitions one user may contribute to.",
+							 &anon_dp_epsilon,
+							 1.0, 1e-12, DP_EPSILON_MAX,
+							 PGC_USERSET, 0,
+							 check_epsilon, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.delta",
+							 "Total delta of one anonymization query.",
+							 "Spent by tau-thresholding of partitions; must lie strictly between 0 and 1.",
+							 &anon_dp_delta,
+							 1e-5, 0.0, 1.0,
+							 PGC_USERSET, 0,
+							 check_delta, NULL, NULL);
+	DefineCustomIntVariable("anon_dp.max_groups_contributed",
+							"Partitions one privacy unit may contribute to (C_u).",
+							NULL,
+							&anon_dp_max_groups_contributed,
+							1, 1, ANON_DP_MAX_CONTRIBUTIONS,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("anon_dp.max_rows_contributed",
+							"Rows of each private table one privacy unit may contribute (0 = no cap).",
+							"When set, anonymization queries read every private table through TABLESAMPLE anon_reservoir(n): at most n rows per privacy unit, chosen at random.",
+							&anon_dp_max_rows_contributed,
+							0, 0, ANON_DP_MAX_CONTRIBUTIONS,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	/* access control: any role may lower its own level (doc/access.md) */
+	DefineCustomEnumVariable("anon_dp.access_level",
+							 "Lowers this session to anonymized access.",
+							 "'anonymized' makes the session see private tables only through anonymization queries. "
+							 "It cannot raise the level of a role labelled 'anonymized'.",
+							 &anon_dp_access_level_setting,
+							 ANON_DP_ACCESS_FULL, access_level_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	/* superusers only (PGC_SUSET) */
+	DefineCustomStringVariable("anon_dp.label_admin_role",
+							   "Role whose members may change anon_dp security labels besides superusers.",
+							   "Empty: only superusers may label tables, columns, roles and functions.",
+							   &anon_dp_label_admin_role,
+							   "",
+							   PGC_SUSET, 0,
+							   NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("anon_dp");
+}

@@ -1,0 +1,38 @@
+/*
+ * settings.h -- every anon_dp.* setting (GUC), and the limits they share with
+ * the functions that receive them.
+ *
+ * Settings are defined once, by anon_dp_define_settings() at library load;
+ * doc/functions.md lists them with who may change them.
+ */
+#ifndef ANON_DP_SETTINGS_H
+#define ANON_DP_SETTINGS_H
+
+/*
+ * The largest number of contributions of one privacy unit anywhere: groups
+ * (anon_dp.max_groups_contributed, C_u), rows per private table
+ * (anon_dp.max_rows_contributed) and rows per aggregate (the contributions
+ * argument of the dp_* aggregates).  Beyond it a bound is no bound.
+ */
+#define ANON_DP_MAX_CONTRIBUTIONS 1000000
+
+/* anon_dp.access_level */
+typedef enum anon_dp_access_level_kind
+{
+	ANON_DP_ACCESS_FULL,
+	ANON_DP_ACCESS_ANONYMIZED
+} anon_dp_access_level_kind;
+
+/* privacy parameters of anonymization queries (the analyst's, per session) */
+extern double anon_dp_epsilon;
+extern double anon_dp_delta;
+extern int	anon_dp_max_groups_contributed;
+extern int	anon_dp_max_rows_contributed;
+
+/* access control */
+extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
+extern char *anon_dp_label_admin_role;	/* superuser only */
+
+extern void anon_dp_define_settings(void);
+
+#endif							/* ANON_DP_SETTINGS_H */
