@@ -8,7 +8,7 @@
 #include "fmgr.h"
 
 #include "catalog.h"
-#include "guard/labels.h"
+#include "guard/label_policy.h"
 #include "hooks.h"
 #include "settings.h"
 
@@ -20,7 +20,7 @@ void
 _PG_init(void)
 {
 	anon_dp_define_settings();
-	anon_dp_register_labels();
+	anon_dp_register_label_provider();
 	anon_dp_catalog_init();
 	anon_dp_install_hooks();
 }

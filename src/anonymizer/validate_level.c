@@ -15,6 +15,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 
@@ -99,9 +100,48 @@ check_level_clauses(Query *query)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
 		refuse("set operations are not supported in an anonymization query", NULL);
-	if (query->constraintDeps)
-		refuse("a column of the select list, HAVING or ORDER BY is neither grouped nor inside an ANON_* aggregate",
+}
+
+/*
+ * A column of the level outside GROUP BY keys and aggregates: PostgreSQL
+ * accepts those that depend on a grouped primary key; the rewrite does not
+ * (only keys and releases exist above the released level).
+ */
+static bool
+ungrouped_column_walker(Node *node, Query *query)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return false;
+	foreach(lc, query->groupClause)
+		if (equal(node, get_sortgroupclause_tle((SortGroupClause *) lfirst(lc),
+												query->targetList)->expr))
+			return false;
+	if (IsA(node, Aggref))
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) node;
+		RangeTblEntry *rte = rt_fetch(var->varno, query->rtable);
+
+		refuse(psprintf("column \"%s.%s\" is neither grouped nor inside an ANON_* aggregate",
+						rte->eref->aliasname, get_rte_attribute_name(rte, var->varattno)),
 			   "Add the column to GROUP BY: anonymization queries do not use functional dependencies on a primary key.");
+	}
+	return expression_tree_walker(node, ungrouped_column_walker, (void *) query);
+}
+
+static void
+check_grouped_columns(Query *query)
+{
+	ListCell   *lc;
+
+	if (query->constraintDeps == NIL)
+		return;
+	foreach(lc, query->targetList)
+		ungrouped_column_walker((Node *) ((TargetEntry *) lfirst(lc))->expr, query);
+	ungrouped_column_walker(query->havingQual, query);
 }
 
 /* One ANON_* call: its kind, and constant arguments after the value. */
@@ -165,6 +205,7 @@ validate_anonymization_level(anon_level *level)
 
 	valid->level = level;
 	check_level_clauses(level->query);
+	check_grouped_columns(level->query);
 	foreach(lc, level_aggregates(level->query))
 		valid->calls = lappend(valid->calls, check_call((Aggref *) lfirst(lc)));
 	check_level_from(level, valid);

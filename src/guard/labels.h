@@ -21,15 +21,16 @@
 #define ANON_DP_LABEL_ANONYMIZED "anonymized"
 #define ANON_DP_LABEL_TRUSTED "trusted"
 
-extern void anon_dp_register_labels(void);
-
 /* The privacy-unit column of a relation, or InvalidAttrNumber. */
 extern AttrNumber anon_dp_privacy_unit_column(Oid relid);
 
 /* Whether the relation is labelled 'public'. */
 extern bool anon_dp_relation_is_public(Oid relid);
 
-/* Whether a superuser labelled the function 'trusted' (see access/guard.c). */
+/* Whether a superuser labelled the function 'trusted' (see query_guard.c). */
 extern bool anon_dp_function_is_trusted(Oid funcid);
+
+/* Whether the role carries the 'anonymized' label (roles.h: the session's level). */
+extern bool anon_dp_role_is_anonymized(Oid roleid);
 
 #endif							/* ANON_DP_LABELS_H */

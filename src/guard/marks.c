@@ -12,8 +12,11 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "catalog/pg_class.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
 
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -57,4 +60,59 @@ void
 mark_private_inputs(Query *query)
 {
 	mark_walker((Node *) query, NULL);
+}
+
+/* a private table through an unmarked entry, or an unlabelled table; views followed */
+static bool
+reads_private_unmarked_walker(Node *node, char **table)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		ListCell   *lc;
+
+		foreach(lc, query->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind != RTE_RELATION || rte->requiredPerms == 0)
+				continue;
+			switch (classify_relation(rte->relid))
+			{
+				case RELATION_PRIVATE:
+				case RELATION_UNLABELLED:
+					if (!entry_is_marked(rte))
+					{
+						*table = relation_name(rte->relid);
+						return true;
+					}
+					break;
+				case RELATION_VIEW:
+					if (!entry_is_marked(rte) && view_reads_private(rte->relid, table))
+						return true;
+					break;
+				default:
+					break;
+			}
+		}
+		return query_tree_walker(query, reads_private_unmarked_walker, (void *) table, 0);
+	}
+	return expression_tree_walker(node, reads_private_unmarked_walker, (void *) table);
+}
+
+bool
+view_reads_private(Oid viewid, char **table)
+{
+	Relation	view;
+	Query	   *definition;
+	bool		result;
+
+	check_stack_depth();
+	view = relation_open(viewid, AccessShareLock);
+	definition = get_view_query(view);
+	result = reads_private_unmarked_walker((Node *) definition, table);
+	relation_close(view, AccessShareLock);
+	return result;
 }

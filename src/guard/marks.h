@@ -16,4 +16,10 @@ extern void mark_private_inputs(Query *query);
 
 extern bool entry_is_marked(RangeTblEntry *rte);
 
+/*
+ * Whether the view (at any depth) reads a private table through an unmarked
+ * entry, or an unlabelled table; *table names it.
+ */
+extern bool view_reads_private(Oid viewid, char **table);
+
 #endif							/* ANON_DP_MARKS_H */

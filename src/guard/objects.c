@@ -4,18 +4,15 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
-#include "rewrite/rewriteHandler.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 
 #include "guard/labels.h"
-#include "guard/marks.h"
 #include "guard/objects.h"
 
 relation_class
@@ -164,61 +161,6 @@ for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg), void
 		default:
 			break;
 	}
-}
-
-/* a private table through an unmarked entry, or an unlabelled table; views followed */
-static bool
-reads_private_unmarked_walker(Node *node, char **table)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		Query	   *query = (Query *) node;
-		ListCell   *lc;
-
-		foreach(lc, query->rtable)
-		{
-			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-			if (rte->rtekind != RTE_RELATION || rte->requiredPerms == 0)
-				continue;
-			switch (classify_relation(rte->relid))
-			{
-				case RELATION_PRIVATE:
-				case RELATION_UNLABELLED:
-					if (!entry_is_marked(rte))
-					{
-						*table = relation_name(rte->relid);
-						return true;
-					}
-					break;
-				case RELATION_VIEW:
-					if (!entry_is_marked(rte) && view_reads_private(rte->relid, table))
-						return true;
-					break;
-				default:
-					break;
-			}
-		}
-		return query_tree_walker(query, reads_private_unmarked_walker, (void *) table, 0);
-	}
-	return expression_tree_walker(node, reads_private_unmarked_walker, (void *) table);
-}
-
-bool
-view_reads_private(Oid viewid, char **table)
-{
-	Relation	view;
-	Query	   *definition;
-	bool		result;
-
-	check_stack_depth();
-	view = relation_open(viewid, AccessShareLock);
-	definition = get_view_query(view);
-	result = reads_private_unmarked_walker((Node *) definition, table);
-	relation_close(view, AccessShareLock);
-	return result;
 }
 
 void

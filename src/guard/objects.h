@@ -34,12 +34,6 @@ extern void check_hidden_builtin(Oid funcid, void *unused);
 extern void for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg),
 									 void *arg);
 
-/*
- * Whether the view (at any depth) reads a private table through an unmarked
- * entry, or an unlabelled table; *table names it.
- */
-extern bool view_reads_private(Oid viewid, char **table);
-
 /* ERRORs of the guard; what is "private", "unlabelled" or "private or unlabelled". */
 extern void refuse_read(const char *what, const char *name, const char *through) pg_attribute_noreturn();
 extern void refuse_write(const char *name) pg_attribute_noreturn();

@@ -20,21 +20,6 @@
 #include "settings.h"
 
 bool
-anon_dp_role_is_anonymized(Oid roleid)
-{
-	ObjectAddress object;
-	char	   *label;
-
-	if (!OidIsValid(roleid))
-		return false;
-	object.classId = AuthIdRelationId;
-	object.objectId = roleid;
-	object.objectSubId = 0;
-	label = GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
-	return label != NULL && strcmp(label, ANON_DP_LABEL_ANONYMIZED) == 0;
-}
-
-bool
 anon_dp_session_is_anonymized(void)
 {
 	Oid			session_user;

@@ -12,9 +12,6 @@
 #ifndef ANON_DP_ROLES_H
 #define ANON_DP_ROLES_H
 
-/* Whether the role carries the 'anonymized' label. */
-extern bool anon_dp_role_is_anonymized(Oid roleid);
-
 /* Whether the current session (or the role it runs as) is anonymized. */
 extern bool anon_dp_session_is_anonymized(void);
 
