@@ -79,6 +79,14 @@ WITH c AS (SELECT uid, pages FROM pl_visits)
 SELECT abs(ANON_COUNT(*) - 285) < 5 AS ok
 FROM pl_visits v WHERE EXISTS (SELECT 1 FROM c WHERE c.uid = v.uid AND c.pages = 4);
 
+-- ==== GROUP BY keys are matched as PostgreSQL matches them ====
+-- qualified in one place, not in the other; an output alias; an expression
+-- over a key in ORDER BY; any expression form around a release
+SELECT v.browser, abs(ANON_COUNT(*) - 500) < 5 AS ok FROM pl_visits v GROUP BY browser ORDER BY 1;
+SELECT upper(browser) AS b, abs(ANON_COUNT(*) - 500) < 5 AS ok FROM pl_visits GROUP BY b ORDER BY b;
+SELECT browser FROM pl_visits v GROUP BY v.browser HAVING ANON_COUNT(*) > 0 ORDER BY upper(v.browser) DESC;
+SELECT xmlelement(name ok, abs(ANON_COUNT(*) - 2000) < 5) AS xml FROM pl_visits;
+
 -- ==== the level's clauses over released rows ====
 -- HAVING and ORDER BY on releases that are not in the select list (the
 -- sums are 2000, 1500, 1000 and 500, far apart for the noise)
