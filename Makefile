@@ -20,7 +20,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
-BOUND_OBJS = src/bound/partition_bound.o src/bound/pick_aggregate.o \
+BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
 	src/bound/reservoir_tablesample.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o \

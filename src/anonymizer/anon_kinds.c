@@ -9,25 +9,25 @@
 #include "anonymizer/anon_kinds.h"
 #include "bound/bound_spec.h"
 
-/* per-user partials: letter, one-pass input, fallback aggregate and input, result */
+/* per-user partials: letter, fallback aggregate and its input type */
 static const anon_partial partial_rows =
-{BOUND_SPEC_ROWS, InvalidOid, F_COUNT_, InvalidOid, INT8OID};
+{BOUND_SPEC_ROWS, F_COUNT_, InvalidOid};
 static const anon_partial partial_nonnull =
-{BOUND_SPEC_NONNULL, ANYOID, F_COUNT_ANY, ANYOID, INT8OID};
+{BOUND_SPEC_NONNULL, F_COUNT_ANY, ANYOID};
 static const anon_partial partial_sum_int =
-{BOUND_SPEC_SUM_INT, INT8OID, F_SUM_INT4, INT4OID, INT8OID};
+{BOUND_SPEC_SUM_INT, F_SUM_INT4, INT4OID};
 static const anon_partial partial_sum_bigint =
-{BOUND_SPEC_SUM_BIGINT, INT8OID, F_SUM_INT8, INT8OID, NUMERICOID};
+{BOUND_SPEC_SUM_BIGINT, F_SUM_INT8, INT8OID};
 static const anon_partial partial_sum_numeric =
-{BOUND_SPEC_SUM_NUMERIC, NUMERICOID, F_SUM_NUMERIC, NUMERICOID, NUMERICOID};
+{BOUND_SPEC_SUM_NUMERIC, F_SUM_NUMERIC, NUMERICOID};
 static const anon_partial partial_sum_float =
-{BOUND_SPEC_SUM_FLOAT, FLOAT8OID, F_SUM_FLOAT8, FLOAT8OID, FLOAT8OID};
+{BOUND_SPEC_SUM_FLOAT, F_SUM_FLOAT8, FLOAT8OID};
 static const anon_partial partial_mean =
-{BOUND_SPEC_MEAN, FLOAT8OID, F_AVG_FLOAT8, FLOAT8OID, FLOAT8OID};
+{BOUND_SPEC_MEAN, F_AVG_FLOAT8, FLOAT8OID};
 static const anon_partial partial_min =
-{BOUND_SPEC_MIN, FLOAT8OID, F_MIN_FLOAT8, FLOAT8OID, FLOAT8OID};
+{BOUND_SPEC_MIN, F_MIN_FLOAT8, FLOAT8OID};
 static const anon_partial partial_max =
-{BOUND_SPEC_MAX, FLOAT8OID, F_MAX_FLOAT8, FLOAT8OID, FLOAT8OID};
+{BOUND_SPEC_MAX, F_MAX_FLOAT8, FLOAT8OID};
 
 #define F8 FLOAT8OID
 #define I8 INT8OID

@@ -24,13 +24,13 @@
  */
 typedef struct anon_partial
 {
-	char		bound_letter;	/* BOUND_SPEC_* of anon_dp_bound_partitions */
-	Oid			bound_input;	/* its argument's type: the value is cast to it;
-								 * ANYOID: as it is; InvalidOid: no argument */
+	char		bound_letter;	/* BOUND_SPEC_* of anon_dp_bound_partitions: its
+								 * argument and result types are in
+								 * bound_spec_column_of() */
 	Oid			aggregate;		/* fallback: a pg_catalog aggregate (F_*) ... */
 	Oid			aggregate_input;	/* ... over the value cast to this type
-									 * (InvalidOid: count(*)) */
-	Oid			result_type;	/* type of the per-user value */
+									 * (InvalidOid: count(*)), cast to the
+									 * letter's result type */
 } anon_partial;
 
 /* One signature of an ANON_* aggregate and what it becomes. */

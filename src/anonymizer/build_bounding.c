@@ -62,16 +62,17 @@ static Expr *
 partial_aggregate(anon_release *release)
 {
 	const anon_partial *partial = release->kind->partial;
+	Oid			result_type = bound_spec_column_of(partial->bound_letter)->result_type;
 	Expr	   *value;
 
 	if (!OidIsValid(partial->aggregate_input))
 		return cast_to((Expr *) call_aggregate(partial->aggregate, NIL, true, NULL),
-					   partial->result_type);
+					   result_type);
 	value = call_value(release);
 	if (partial->aggregate_input != ANYOID)
 		value = cast_to(value, partial->aggregate_input);
 	return cast_to((Expr *) call_aggregate(partial->aggregate, list_make1(value), false, NULL),
-				   partial->result_type);
+				   result_type);
 }
 
 /* a key that is a constant is the same for every pair: it stays out of the bounding */
@@ -145,13 +146,13 @@ one_pass_per_user(anon_plan *plan)
 	foreach(lc, plan->releases)
 	{
 		anon_release *release = (anon_release *) lfirst(lc);
-		const anon_partial *partial = release->kind->partial;
+		const bound_spec_column *column = bound_spec_column_of(release->kind->partial->bound_letter);
 
-		appendStringInfoChar(&spec, partial->bound_letter);
-		if (partial->bound_input == ANYOID)
+		appendStringInfoChar(&spec, column->letter);
+		if (column->input_type == ANYOID)
 			args = lappend(args, call_value(release));
-		else if (OidIsValid(partial->bound_input))
-			args = lappend(args, cast_to(call_value(release), partial->bound_input));
+		else if (OidIsValid(column->input_type))
+			args = lappend(args, cast_to(call_value(release), column->input_type));
 	}
 	lfirst(list_nth_cell(args, 2)) = text_const(spec.data);
 	add_column(per_user, (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_BOUND_PARTITIONS),
@@ -194,7 +195,8 @@ one_pass_rows(anon_plan *plan)
 	i = 0;
 	foreach(lc, plan->releases)
 	{
-		Oid			type = ((anon_release *) lfirst(lc))->kind->partial->result_type;
+		char		letter = ((anon_release *) lfirst(lc))->kind->partial->bound_letter;
+		Oid			type = bound_spec_column_of(letter)->result_type;
 
 		add_column(bounded, unnest_bounded_column(copyObject(bound), column++,
 												  (Expr *) makeNullConst(type, -1, InvalidOid)),

@@ -1,9 +1,10 @@
 /*
- * bound_spec.h -- the column letters of anon_dp_bound_partitions' spec.
+ * bound_spec.h -- the columns of anon_dp_bound_partitions' spec.
  *
  * The anonymizer writes a text constant with one letter per output column of
  * the one-pass bounding aggregate (src/bound/partition_bound.c); the runtime
- * reads it back.  Both sides use these names, never the bare letters.
+ * reads it back.  Both sides use these names, never the bare letters, and
+ * take each column's argument and result types from bound_spec_column_of().
  */
 #ifndef ANON_DP_BOUND_SPEC_H
 #define ANON_DP_BOUND_SPEC_H
@@ -18,5 +19,17 @@
 #define BOUND_SPEC_MEAN			'a' /* avg of a double precision argument -> double precision */
 #define BOUND_SPEC_MIN			'l' /* min of a double precision argument -> double precision */
 #define BOUND_SPEC_MAX			'h' /* max of a double precision argument -> double precision */
+
+typedef struct bound_spec_column
+{
+	char		letter;
+	Oid			input_type;		/* of its argument; ANYOID: any type;
+								 * InvalidOid: it takes no argument */
+	Oid			result_type;	/* of its output; InvalidOid for a GROUP BY
+								 * value: the value's own type */
+} bound_spec_column;
+
+/* The column a letter stands for, or NULL. */
+extern const bound_spec_column *bound_spec_column_of(char letter);
 
 #endif							/* ANON_DP_BOUND_SPEC_H */

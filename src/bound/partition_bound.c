@@ -171,45 +171,22 @@ bad_spec(const char *detail)
 			 errhint("anon_dp_bound_partitions is written by the anonymization rewriter; write ANON_* aggregates instead.")));
 }
 
+/* the output type of a partial's letter (InvalidOid: a GROUP BY value or unknown) */
 static Oid
 kind_value_type(char kind)
 {
-	switch (kind)
-	{
-		case BOUND_SPEC_ROWS:
-		case BOUND_SPEC_NONNULL:
-		case BOUND_SPEC_SUM_INT:
-			return INT8OID;
-		case BOUND_SPEC_SUM_BIGINT:
-		case BOUND_SPEC_SUM_NUMERIC:
-			return NUMERICOID;
-		case BOUND_SPEC_SUM_FLOAT:
-		case BOUND_SPEC_MEAN:
-		case BOUND_SPEC_MIN:
-		case BOUND_SPEC_MAX:
-			return FLOAT8OID;
-	}
-	return InvalidOid;
+	const bound_spec_column *column = bound_spec_column_of(kind);
+
+	return column != NULL && kind != BOUND_SPEC_GROUP ? column->result_type : InvalidOid;
 }
 
-/* the type the argument of a partial must have (InvalidOid: any) */
+/* the type the argument of a partial must have (InvalidOid: any, or none) */
 static Oid
 kind_argument_type(char kind)
 {
-	switch (kind)
-	{
-		case BOUND_SPEC_SUM_INT:
-		case BOUND_SPEC_SUM_BIGINT:
-			return INT8OID;
-		case BOUND_SPEC_SUM_NUMERIC:
-			return NUMERICOID;
-		case BOUND_SPEC_SUM_FLOAT:
-		case BOUND_SPEC_MEAN:
-		case BOUND_SPEC_MIN:
-		case BOUND_SPEC_MAX:
-			return FLOAT8OID;
-	}
-	return InvalidOid;
+	const bound_spec_column *column = bound_spec_column_of(kind);
+
+	return column != NULL && column->input_type != ANYOID ? column->input_type : InvalidOid;
 }
 
 /* hash, equality and binary I/O of a GROUP BY column's type */
