@@ -2,13 +2,21 @@
  * build.c -- step 4: the rewritten level, as query trees (doc/rewriter.md):
  *
  *   SELECT <the level's select list over released columns>  -- post-processing
- *   FROM (SELECT keys, <building block>(partial, .., epsilon_i, 1) AS anon_release_i ..,
- *                dp_partition_count(epsilon_i, delta, C_u) AS anon_users
- *         FROM <at most C_u per-user rows of each user>     -- build_bounding.c
- *         GROUP BY keys) anon_released
- *   WHERE anon_users IS NOT NULL                             -- tau (with GROUP BY)
- *     AND <the level's HAVING>
+ *   FROM (SELECT * FROM
+ *           (SELECT keys, <building block>(partial, .., epsilon_i, 1) AS anon_release_i ..,
+ *                   dp_partition_count(epsilon_i, delta, C_u) AS anon_users
+ *            FROM <at most C_u per-user rows of each user>  -- build_bounding.c
+ *            GROUP BY keys) anon_released
+ *         WHERE anon_users IS NOT NULL                       -- tau (with GROUP BY)
+ *         OFFSET 0) anon_thresholded                         -- the fence
+ *   WHERE <the level's HAVING>
  *   <the level's ORDER BY, LIMIT, OFFSET>
+ *
+ * The fence: PostgreSQL neither pulls up nor pushes conditions into a
+ * subquery with OFFSET, so nothing the analyst wrote (HAVING, the WHERE of an
+ * enclosing query or of a view over this one) is evaluated on a partition key
+ * before the partition passed tau.  Without GROUP BY there are no keys and
+ * the post-processing level reads the released row directly.
  *
  * Guarantees to verify.c: the post-processing level has the level's output
  * columns, and every number of the plan is written where it says.
@@ -145,25 +153,43 @@ released_columns(anon_plan *plan, Query *released, int rti)
 	return sub;
 }
 
-/* anon_users IS NOT NULL: the partition passed tau */
-static Expr *
-passed_threshold(Query *released, int rti, AttrNumber users_column)
+/*
+ * The released partitions that passed tau (anon_users IS NOT NULL), behind
+ * the fence (OFFSET 0): same columns as the released level.
+ */
+static Query *
+build_thresholded(Query *released, AttrNumber users_column)
 {
-	NullTest   *test = makeNode(NullTest);
+	Query	   *thresholded = new_select();
+	int			rti = add_subquery(thresholded, released, "anon_released");
+	NullTest   *passed = makeNode(NullTest);
+	ListCell   *lc;
 
-	test->arg = (Expr *) subquery_column(released, rti, users_column);
-	test->nulltesttype = IS_NOT_NULL;
-	test->location = -1;
-	return (Expr *) test;
+	foreach(lc, released->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		add_column(thresholded, (Expr *) subquery_column(released, rti, tle->resno),
+				   tle->resname);
+	}
+	passed->arg = (Expr *) subquery_column(released, rti, users_column);
+	passed->nulltesttype = IS_NOT_NULL;
+	passed->location = -1;
+	thresholded->jointree->quals = (Node *) passed;
+	thresholded->limitOffset = (Node *) int8_const(0);
+	thresholded->limitOption = LIMIT_OPTION_COUNT;
+	return thresholded;
 }
 
-/* Steps 4-5: the level's select list, HAVING, ORDER BY and LIMIT over released rows. */
+/*
+ * Steps 4-5: the level's select list, HAVING, ORDER BY and LIMIT over the
+ * rows of source (the thresholded partitions, or the one released row).
+ */
 static Query *
-build_post_processing(anon_plan *plan, Query *released, AttrNumber users_column)
+build_post_processing(anon_plan *plan, Query *source, const char *alias)
 {
 	Query	   *level = plan->level;
 	Query	   *query = makeNode(Query);
-	List	   *quals = NIL;
 	substitution sub;
 	int			rti;
 
@@ -171,15 +197,11 @@ build_post_processing(anon_plan *plan, Query *released, AttrNumber users_column)
 	query->rtable = NIL;
 	query->jointree = makeFromExpr(NIL, NULL);
 	query->cteList = NIL;
-	rti = add_subquery(query, released, "anon_released");
-	sub = released_columns(plan, released, rti);
+	rti = add_subquery(query, source, alias);
+	sub = released_columns(plan, source, rti);
 	query->targetList = (List *) substitute_mutator((Node *) copyObject(level->targetList), &sub);
-	if (plan->grouped)
-		quals = lappend(quals, passed_threshold(released, rti, users_column));
 	if (level->havingQual)
-		quals = lappend(quals, substitute_mutator(copyObject(level->havingQual), &sub));
-	query->jointree->quals = (Node *) (quals == NIL ? NULL : list_length(quals) == 1 ?
-									   linitial(quals) : makeBoolExpr(AND_EXPR, quals, -1));
+		query->jointree->quals = substitute_mutator(copyObject(level->havingQual), &sub);
 	query->groupClause = NIL;
 	query->havingQual = NULL;
 	query->hasAggs = false;
@@ -196,8 +218,22 @@ build_anonymized_level(anon_plan *plan)
 	anonymized_level *built = palloc0(sizeof(anonymized_level));
 	bounded_rows rows = build_bounded_rows(plan);
 
+	int			depth;			/* levels from the rewritten level down to per_user */
+
 	built->per_user = rows.per_user;
 	built->released = build_released(plan, &rows, &built->users_column);
-	built->query = build_post_processing(plan, built->released, built->users_column);
+	if (plan->grouped)
+	{
+		built->thresholded = build_thresholded(built->released, built->users_column);
+		built->query = build_post_processing(plan, built->thresholded, "anon_thresholded");
+		depth = 3 + rows.depth;
+	}
+	else
+	{
+		built->query = build_post_processing(plan, built->released, "anon_released");
+		depth = 2 + rows.depth;
+	}
+	/* references to levels around the rewritten level now cross that many more */
+	IncrementVarSublevelsUp((Node *) built->per_user, depth, 1);
 	return built;
 }

@@ -16,6 +16,7 @@ typedef struct bounded_rows
 	AttrNumber	first_key;		/* resno of the first key column */
 	AttrNumber	first_partial;	/* resno of the first partial column */
 	Query	   *per_user;		/* the innermost level, reading the level's FROM */
+	int			depth;			/* levels between query and per_user (0: the same) */
 } bounded_rows;
 
 /* Steps 1 and 2 of the rewrite (doc/rewriter.md), by plan->bounding. */

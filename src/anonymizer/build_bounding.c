@@ -24,7 +24,6 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
-#include "rewrite/rewriteManip.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
@@ -349,21 +348,20 @@ bounded_rows
 build_bounded_rows(anon_plan *plan)
 {
 	bounded_rows rows;
-	int			depth;			/* levels between the rewritten level and per_user */
 
 	switch (plan->bounding)
 	{
 		case BOUNDING_ONE_PASS:
 			rows = one_pass_rows(plan);
-			depth = 3;
+			rows.depth = 1;
 			break;
 		case BOUNDING_PICK:
 			rows = pick_rows(plan);
-			depth = 3;
+			rows.depth = 1;
 			break;
 		case BOUNDING_SORT:
 			rows = sort_rows(plan);
-			depth = 4;
+			rows.depth = 2;
 			break;
 		case BOUNDING_NONE:
 		default:
@@ -371,10 +369,8 @@ build_bounded_rows(anon_plan *plan)
 			rows.alias = "anon_per_user";
 			rows.first_key = 2;
 			rows.first_partial = 2;
-			depth = 2;
+			rows.depth = 0;
 			break;
 	}
-	/* references to levels around the rewritten level now cross more levels */
-	IncrementVarSublevelsUp((Node *) rows.per_user, depth, 1);
 	return rows;
 }

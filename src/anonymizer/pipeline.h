@@ -96,6 +96,8 @@ extern anon_plan *plan_anonymization(validated_level *valid);
 typedef struct anonymized_level
 {
 	Query	   *query;			/* post-processing: takes the level's place */
+	Query	   *thresholded;	/* GROUP BY: the partitions that passed tau,
+								 * behind a fence (OFFSET 0); else NULL */
 	Query	   *released;		/* GROUP BY keys: noisy values, noisy user count */
 	Query	   *per_user;		/* the level's FROM and WHERE, one row per user
 								 * (and partition) */

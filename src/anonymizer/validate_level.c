@@ -74,6 +74,29 @@ check_constant_argument(Node *arg, const char *function, int argno)
 				 errhint("Write the bound as a literal, for example 0 or 100.")));
 }
 
+/*
+ * The level's WITH queries are inputs, nothing else: a data-modifying one
+ * would run beside the anonymization query with its rows, and one it does
+ * not read has no place in it.
+ */
+static void
+check_level_with_queries(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->cteList)
+	{
+		CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+		if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
+			refuse(psprintf("WITH query \"%s\" is not a SELECT", cte->ctename),
+				   "Only SELECT queries may feed an anonymization query.");
+		if (cte->cterefcount == 0)
+			refuse(psprintf("WITH query \"%s\" is not read by the anonymization query", cte->ctename),
+				   "Remove the WITH query, or read it in FROM.");
+	}
+}
+
 /* clauses of the level that have no meaning over released partitions */
 static void
 check_level_clauses(Query *query)
@@ -100,6 +123,7 @@ check_level_clauses(Query *query)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
 		refuse("set operations are not supported in an anonymization query", NULL);
+	check_level_with_queries(query);
 }
 
 /*

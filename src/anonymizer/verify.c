@@ -8,7 +8,9 @@
  *     typmod, collation), so CREATE TABLE AS, INSERT and views keep theirs;
  *   - no ANON_* call is left: each became a release;
  *   - with GROUP BY, every released row passed tau (anon_users IS NOT NULL
- *     filters the released level); without, there is no user count;
+ *     filters the released level) behind a fence that no condition of the
+ *     query crosses (OFFSET 0, read by the post-processing level); without,
+ *     there is no user count;
  *   - the epsilon written into the building blocks adds up to at most
  *     anon_dp.epsilon per user (C_u partitions, each its releases and user
  *     count), and delta and C_u are the plan's.
@@ -92,33 +94,50 @@ released_aggregate(Query *released, AttrNumber resno, Oid aggfnoid)
 	return (Aggref *) tle->expr;
 }
 
-/* with GROUP BY: anon_users IS NOT NULL is a top-level condition of the rewritten level */
+/* the only range table entry of query is the subquery expected */
+static bool
+reads_only(Query *query, Query *subquery)
+{
+	RangeTblEntry *rte;
+
+	if (list_length(query->rtable) != 1)
+		return false;
+	rte = (RangeTblEntry *) linitial(query->rtable);
+	return rte->rtekind == RTE_SUBQUERY && rte->subquery == subquery;
+}
+
+/*
+ * With GROUP BY: the thresholded level reads the released level, keeps the
+ * rows whose anon_users IS NOT NULL and is a fence (OFFSET 0, no LIMIT);
+ * the post-processing level reads it.
+ */
 static void
 verify_threshold(anon_plan *plan, anonymized_level *built)
 {
-	Node	   *quals = built->query->jointree->quals;
-	List	   *conjuncts = quals ? make_ands_implicit((Expr *) quals) : NIL;
-	ListCell   *lc;
+	Query	   *fence = built->thresholded;
+	NullTest   *test;
 
 	if (!plan->grouped)
 	{
-		if (built->users_column != 0 || built->released->groupClause != NIL)
+		if (built->users_column != 0 || built->released->groupClause != NIL || fence != NULL ||
+			!reads_only(built->query, built->released))
 			broken("a query without GROUP BY got partitions");
 		return;
 	}
-	if (built->users_column == 0 ||
+	if (built->users_column == 0 || fence == NULL ||
 		list_length(built->released->groupClause) != list_length(plan->keys))
 		broken("the released level is not grouped by the keys with a user count");
-	foreach(lc, conjuncts)
-	{
-		NullTest   *test = (NullTest *) lfirst(lc);
-
-		if (IsA(test, NullTest) && test->nulltesttype == IS_NOT_NULL && IsA(test->arg, Var) &&
-			((Var *) test->arg)->varlevelsup == 0 &&
-			((Var *) test->arg)->varattno == built->users_column)
-			return;
-	}
-	broken("released partitions are not filtered by tau");
+	if (!reads_only(built->query, fence) || !reads_only(fence, built->released))
+		broken("the post-processing level does not read the thresholded partitions");
+	if (fence->limitOffset == NULL || fence->limitCount != NULL ||
+		!IsA(fence->limitOffset, Const) ||
+		DatumGetInt64(((Const *) fence->limitOffset)->constvalue) != 0)
+		broken("the thresholded partitions are not behind a fence");
+	test = (NullTest *) fence->jointree->quals;
+	if (test == NULL || !IsA(test, NullTest) || test->nulltesttype != IS_NOT_NULL ||
+		!IsA(test->arg, Var) || ((Var *) test->arg)->varlevelsup != 0 ||
+		((Var *) test->arg)->varattno != built->users_column)
+		broken("released partitions are not filtered by tau");
 }
 
 static void

@@ -24,6 +24,7 @@
 typedef struct guard_context
 {
 	int			anonymization_depth;	/* > 0 inside an anonymization query */
+	bool		anonymization_found;	/* the statement has one */
 } guard_context;
 
 /* volatile built-ins without side effects other sessions or later queries can see */
@@ -164,7 +165,10 @@ guard_walker(Node *node, guard_context *cxt)
 		if (inner != NULL)
 			guard_walker((Node *) inner, cxt);
 		if (anonymization)
+		{
 			cxt->anonymization_depth++;
+			cxt->anonymization_found = true;
+		}
 		guard_range_table(query, cxt);
 		query_tree_walker(query, guard_walker, (void *) cxt, 0);
 		if (anonymization)
@@ -175,6 +179,35 @@ guard_walker(Node *node, guard_context *cxt)
 	return expression_tree_walker(node, guard_walker, (void *) cxt);
 }
 
+/*
+ * A statement with an anonymization query writes nothing but its released
+ * rows: a SELECT, or an INSERT ... SELECT / CREATE TABLE AS of them, with no
+ * data-modifying WITH query beside it.
+ */
+static void
+guard_anonymization_statement(Query *query)
+{
+	Query	   *inner = anon_dp_utility_query(query->utilityStmt);
+
+	if (inner != NULL)
+		query = inner;
+	if (query->hasModifyingCTE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a data-modifying WITH query cannot run beside an anonymization query of an anonymized role"),
+				 errdetail("It could store or show private rows the anonymization query reads."),
+				 errhint("Run the data-modifying statement on its own.")));
+	if (query->commandType != CMD_SELECT && query->commandType != CMD_INSERT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s with an anonymization query is not allowed for an anonymized role",
+						query->commandType == CMD_UPDATE ? "UPDATE" :
+						query->commandType == CMD_DELETE ? "DELETE" :
+						query->commandType == CMD_MERGE ? "MERGE" : "this statement"),
+				 errdetail("An anonymized role writes anonymized results only as new rows."),
+				 errhint("Write the released rows with INSERT INTO ... SELECT or CREATE TABLE ... AS SELECT.")));
+}
+
 void
 guard_analyzed_statement(Query *query)
 {
@@ -183,7 +216,10 @@ guard_analyzed_statement(Query *query)
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	cxt.anonymization_depth = 0;
+	cxt.anonymization_found = false;
 	guard_walker((Node *) query, &cxt);
+	if (cxt.anonymization_found)
+		guard_anonymization_statement(query);
 }
 
 /* ---- the planner's input ---- */

@@ -107,6 +107,30 @@ FROM pl_visits GROUP BY 1, 2;
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = 'pl_shape'::regclass AND attnum > 0 ORDER BY attnum;
 
+-- ==== released partitions are a fence ====
+-- Nothing written around an anonymization query runs on a partition key
+-- before the partition passed tau: a HAVING, the WHERE of an enclosing query
+-- or of a view over it, here a cast that fails on the key of a one-user
+-- partition, runs only on the released partition '5' (500 users; at delta
+-- 1e-9 the one-user partition 'x-secret' is never released).
+CREATE TABLE pl_notes AS
+SELECT u AS uid, '5' AS note FROM generate_series(1, 500) u
+UNION ALL SELECT 501, 'x-secret';
+SECURITY LABEL FOR anon_dp ON COLUMN pl_notes.uid IS 'privacy_unit';
+SET anon_dp.epsilon = 1;
+SET anon_dp.delta = 1e-9;
+SELECT note, ANON_COUNT(*) > 400 AS big FROM pl_notes GROUP BY note HAVING note::int > 0;
+SELECT * FROM (SELECT note, ANON_COUNT(*) > 400 AS big FROM pl_notes GROUP BY note) s
+WHERE note::int > 0;
+CREATE VIEW pl_notes_released AS SELECT note, ANON_COUNT(*) > 400 AS big FROM pl_notes GROUP BY note;
+SELECT * FROM pl_notes_released WHERE note::int > 0;
+-- the plan: the condition is a Filter above the tau Filter, never below it
+EXPLAIN (COSTS OFF) SELECT * FROM pl_notes_released WHERE note::int > 0;
+DROP VIEW pl_notes_released;
+DROP TABLE pl_notes;
+RESET anon_dp.delta;
+SET anon_dp.epsilon = 100;
+
 -- ==== refused: clauses the rewrite cannot carry ====
 -- a column that is grouped only through a primary key
 CREATE TABLE pl_keyed (id int PRIMARY KEY, x int, uid int);
