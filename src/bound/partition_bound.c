@@ -633,12 +633,58 @@ groups_equal(bound_layout *layout, bound_cell *cells, const Datum *values, const
 	return true;
 }
 
-/* ---- partials ---- */
+/* ---- partials ----
+ *
+ * A per-user partial never raises an error on data; it is clamped to finite
+ * bounds (of magnitude at most 1e250) afterwards.  A bigint sum past
+ * bigint's range saturates at its limits, which clamps exactly as the true
+ * sum would; numeric and double precision sums past their range become
+ * +-Infinity, which clamps to the bound (the true sum would too, unless
+ * values that large of both signs cancel: then the bound replaces it).
+ */
+
+/* a + b, or +-Infinity when the numeric sum leaves numeric's range */
+static Datum
+saturating_numeric_add(Datum a, Datum b)
+{
+	MemoryContext context = CurrentMemoryContext;
+	volatile Datum sum = (Datum) 0;
+
+	PG_TRY();
+	{
+		sum = DirectFunctionCall2(numeric_add, a, b);
+	}
+	PG_CATCH();
+	{
+		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();
+		MemoryContextSwitchTo(context);
+		FlushErrorState();
+		/* only two sums of one sign overflow */
+		sum = DirectFunctionCall3(numeric_in,
+								  CStringGetDatum(DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, a)) > 0 ?
+												  "Infinity" : "-Infinity"),
+								  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+	PG_END_TRY();
+	return sum;
+}
+
+/* a + b, at bigint's limits when it leaves them */
+static int64
+saturating_int64_add(int64 a, int64 b)
+{
+	int64		sum;
+
+	if (!pg_add_s64_overflow(a, b, &sum))
+		return sum;
+	return b > 0 ? PG_INT64_MAX : PG_INT64_MIN;
+}
 
 static Datum
 numeric_plus(Datum a, Datum b, MemoryContext context)
 {
-	Datum		sum = DirectFunctionCall2(numeric_add, a, b);
+	Datum		sum = saturating_numeric_add(a, b);
 	MemoryContext old = MemoryContextSwitchTo(context);
 	Datum		copy = datumCopy(sum, false, -1);
 
@@ -704,12 +750,8 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 			cell->count++;
 			break;
 		case BOUND_SPEC_SUM_INT:
-			if (cell->present && pg_add_s64_overflow(cell->count, DatumGetInt64(value), &cell->count))
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("bigint out of range")));
-			if (!cell->present)
-				cell->count = DatumGetInt64(value);
+			cell->count = cell->present ?
+				saturating_int64_add(cell->count, DatumGetInt64(value)) : DatumGetInt64(value);
 			cell->present = true;
 			break;
 		case BOUND_SPEC_SUM_BIGINT:
@@ -728,12 +770,13 @@ accumulate(bound_column *col, bound_cell *cell, Datum value, MemoryContext conte
 			cell->present = true;
 			break;
 		case BOUND_SPEC_SUM_FLOAT:
-			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
+			/* IEEE addition: past the range it is +-Infinity, never an error */
+			cell->v.real = cell->present ? cell->v.real + DatumGetFloat8(value) :
 				DatumGetFloat8(value);
 			cell->present = true;
 			break;
 		case BOUND_SPEC_MEAN:
-			cell->v.real = cell->present ? float8_pl(cell->v.real, DatumGetFloat8(value)) :
+			cell->v.real = cell->present ? cell->v.real + DatumGetFloat8(value) :
 				DatumGetFloat8(value);
 			cell->count++;
 			cell->present = true;
@@ -786,7 +829,7 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
 			accumulate(col, into, Float8GetDatum(from->v.real), context);
 			break;
 		case BOUND_SPEC_MEAN:
-			into->v.real = into->present ? float8_pl(into->v.real, from->v.real) : from->v.real;
+			into->v.real = into->present ? into->v.real + from->v.real : from->v.real;
 			into->count += from->count;
 			into->present = true;
 			break;

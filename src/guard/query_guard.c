@@ -6,15 +6,19 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/relation.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
 #include "catalog.h"
+#include "guard/allow_list.h"
 #include "guard/guard.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
@@ -26,27 +30,6 @@ typedef struct guard_context
 	int			anonymization_depth;	/* > 0 inside an anonymization query */
 	bool		anonymization_found;	/* the statement has one */
 } guard_context;
-
-/* volatile built-ins without side effects other sessions or later queries can see */
-static bool
-volatile_builtin_is_harmless(const char *name)
-{
-	return strcmp(name, "random") == 0 || strcmp(name, "clock_timestamp") == 0 ||
-		strcmp(name, "timeofday") == 0 || strcmp(name, "gen_random_uuid") == 0;
-}
-
-static void
-check_builtin_function(Oid funcid, const char *name, guard_context *cxt)
-{
-	if (cxt->anonymization_depth > 0 &&
-		func_volatile(funcid) == PROVOLATILE_VOLATILE &&
-		!volatile_builtin_is_harmless(name))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("function %s() cannot be used in an anonymization query of an anonymized role", name),
-				 errdetail("%s() is volatile: its side effects could carry private values out of the query.", name),
-				 errhint("Remove the call, or compute it outside the anonymization query.")));
-}
 
 static void
 check_function(Oid funcid, void *arg)
@@ -60,23 +43,14 @@ check_function(Oid funcid, void *arg)
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
-	if (funcid < FirstNormalObjectId)
-		check_builtin_function(funcid, name, cxt);
-	else if (anon_dp_is_building_block(funcid))
+	if (anon_dp_is_building_block(funcid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("function %s() is an internal building block of anon_dp", name),
 				 errdetail("Called directly it would not bound each user's contribution."),
 				 errhint("Use the ANON_* aggregates, for example ANON_COUNT(*) or ANON_SUM(x, 0, 100).")));
-	else if (!anon_dp_is_extension_function(funcid) &&
-			 cxt->anonymization_depth > 0 && !anon_dp_function_is_trusted(funcid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("function %s cannot be used in an anonymization query of an anonymized role",
-						format_procedure(funcid)),
-				 errdetail("A function that is not built in sees private rows and could pass them on through notices, errors or writes."),
-				 errhint("Use built-in functions, or ask a superuser to vouch for it: SECURITY LABEL FOR anon_dp ON FUNCTION %s IS 'trusted'.",
-						 format_procedure(funcid))));
+	if (cxt->anonymization_depth > 0)
+		allow_list_check_function(funcid);
 }
 
 /* an ANON_* aggregate of this very level (not of a sublevel) */
@@ -99,6 +73,22 @@ is_anonymization_query(Query *query)
 	return query->hasAggs &&
 		(anon_aggregate_walker((Node *) query->targetList, NULL) ||
 		 anon_aggregate_walker(query->havingQual, NULL));
+}
+
+static bool guard_walker(Node *node, guard_context *cxt);
+
+/* the stored query of a view an anonymization query reads: it sees private rows too */
+static void
+guard_view_definition(Oid viewid, guard_context *cxt)
+{
+	Relation	view;
+	Query	   *definition;
+
+	check_stack_depth();
+	view = relation_open(viewid, AccessShareLock);
+	definition = copyObject(get_view_query(view));
+	relation_close(view, AccessShareLock);
+	guard_walker((Node *) definition, cxt);
 }
 
 static void
@@ -146,6 +136,8 @@ guard_range_table(Query *query, guard_context *cxt)
 					if (cxt->anonymization_depth == 0)
 						refuse_read("private or unlabelled", table, relation_name(rte->relid));
 				}
+				if (cxt->anonymization_depth > 0)
+					guard_view_definition(rte->relid, cxt);
 				break;
 		}
 	}
@@ -175,6 +167,8 @@ guard_walker(Node *node, guard_context *cxt)
 			cxt->anonymization_depth--;
 		return false;
 	}
+	if (cxt->anonymization_depth > 0)
+		allow_list_check_node(node);
 	for_each_called_function(node, check_function, cxt);
 	return expression_tree_walker(node, guard_walker, (void *) cxt);
 }

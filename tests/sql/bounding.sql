@@ -150,12 +150,21 @@ RESET anon_dp.epsilon;
 RESET anon_dp.max_groups_contributed;
 
 -- a bigint sum that leaves bigint continues in numeric (sum(bigint) semantics);
--- a sum of integers that leaves bigint is an error, as for sum(integer)
+-- a sum of integers that leaves bigint saturates (it is clamped to bigint
+-- bounds afterwards anyway): a per-user partial never raises on data
 SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'b', 1, v), 0, NULL::numeric)) AS wide_sum,
        sum(v) AS exact
 FROM (VALUES (9000000000000000000::bigint), (9000000000000000000), (-5)) t(v);
-SELECT anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'i', 1, v)
+SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'i', 1, v), 0, NULL::bigint)) AS saturated
 FROM (VALUES (9000000000000000000::bigint), (9000000000000000000)) t(v);
+SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'i', 1, v), 0, NULL::bigint)) AS saturated
+FROM (VALUES (-9000000000000000000::bigint), (-9000000000000000000)) t(v);
+-- sums of double precision and numeric past their range are infinite, never an error
+SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'f', 1, v), 0, NULL::float8)) AS float_sum,
+       unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'a', 1, v), 0, NULL::float8)) AS float_avg_sum
+FROM (VALUES (1e308::float8), (1e308)) t(v);
+SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'm', 1, v), 0, NULL::numeric)) AS numeric_sum
+FROM (VALUES (('9' || repeat('0', 131071))::numeric), (('9' || repeat('0', 131071))::numeric)) t(v);
 
 -- bad calls: clear errors, nothing read out of place
 SELECT anon_dp_bound_partitions(NULL, 1, 'n', 1);
