@@ -343,3 +343,24 @@ WHERE prokind = 'a'
                 AND refobjid = (SELECT oid FROM pg_catalog.pg_extension
                                 WHERE extname = 'anon_dp')
                 AND deptype = 'e');
+
+--------------------------------------------------------------------------
+-- SAFE evaluation (doc/access.md, "Errors"): in anonymization queries of
+-- anonymized sessions the planner hook wraps each built-in call that sees
+-- private values; a data exception then gives NULL.  One function per
+-- volatility, so that the planner treats the wrapped call as the original.
+-- Their declared result type is a placeholder: each call carries the type of
+-- the call it wraps.
+--------------------------------------------------------------------------
+CREATE FUNCTION anon_dp_safe_call_immutable(regproc, VARIADIC "any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_stable(regproc, VARIADIC "any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_volatile(regproc, VARIADIC "any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_io_immutable("any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_io_stable("any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_io_volatile("any") RETURNS text
+AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C VOLATILE PARALLEL SAFE;

@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 
 #include "catalog.h"
 #include "guard/label_policy.h"
@@ -22,5 +23,5 @@ _PG_init(void)
 	anon_dp_define_settings();
 	anon_dp_register_label_provider();
 	anon_dp_catalog_init();
-	anon_dp_install_hooks();
+	anon_dp_install_hooks(process_shared_preload_libraries_in_progress);
 }

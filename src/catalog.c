@@ -71,6 +71,12 @@ static const struct
 	[EMIT_RANDOM_KEY] = {"anon_dp_random_key", 0, {0}},
 	[EMIT_RANDOM] = {"anon_dp_random", 0, {0}},
 	[EMIT_RESERVOIR] = {"anon_reservoir", 1, {INTERNALOID}},
+	[EMIT_SAFE_CALL_IMMUTABLE] = {"anon_dp_safe_call_immutable", 2, {REGPROCOID, ANYOID}},
+	[EMIT_SAFE_CALL_STABLE] = {"anon_dp_safe_call_stable", 2, {REGPROCOID, ANYOID}},
+	[EMIT_SAFE_CALL_VOLATILE] = {"anon_dp_safe_call_volatile", 2, {REGPROCOID, ANYOID}},
+	[EMIT_SAFE_IO_IMMUTABLE] = {"anon_dp_safe_io_immutable", 1, {ANYOID}},
+	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 1, {ANYOID}},
+	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 1, {ANYOID}},
 };
 
 typedef struct catalog_cache

@@ -27,6 +27,12 @@ typedef enum anon_dp_emitted
 	EMIT_RANDOM_KEY,			/* anon_dp_random_key: its keys */
 	EMIT_RANDOM,				/* anon_dp_random: the sort fallback's order */
 	EMIT_RESERVOIR,				/* anon_reservoir: TABLESAMPLE handler */
+	EMIT_SAFE_CALL_IMMUTABLE,	/* anon_dp_safe_call_*: SAFE built-in calls, */
+	EMIT_SAFE_CALL_STABLE,		/* one per volatility */
+	EMIT_SAFE_CALL_VOLATILE,
+	EMIT_SAFE_IO_IMMUTABLE,		/* anon_dp_safe_io_*: SAFE I/O casts */
+	EMIT_SAFE_IO_STABLE,
+	EMIT_SAFE_IO_VOLATILE,
 	EMIT_COUNT_
 } anon_dp_emitted;
 

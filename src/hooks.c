@@ -9,6 +9,10 @@
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only
  *                             through marked (anonymized) inputs
+ *   ExecutorRun_hook,         the error channel: an anonymization statement
+ *   ExecutorFinish_hook       of an anonymized session fails with one fixed
+ *                             error
+ *   emit_log_hook             ... and its notices stay in the server log
  *   ProcessUtility_hook       guard utility statements; remember the query
  *                             of a running EXPLAIN
  *
@@ -24,13 +28,20 @@
 
 #include "anonymizer/anonymizer.h"
 #include "catalog.h"
+#include "guard/error_channel.h"
 #include "guard/guard.h"
 #include "hooks.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
 static ExecutorCheckPerms_hook_type prev_executor_check_perms_hook = NULL;
+static ExecutorRun_hook_type prev_executor_run_hook = NULL;
+static ExecutorFinish_hook_type prev_executor_finish_hook = NULL;
+static emit_log_hook_type prev_emit_log_hook = NULL;
 static ProcessUtility_hook_type prev_process_utility_hook = NULL;
+
+/* loaded through shared_preload_libraries (anon_dp_install_hooks) */
+static bool preloaded = false;
 
 /*
  * The query of the EXPLAIN being run.  ExplainQuery hands its query, which
@@ -47,8 +58,12 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 	if (query == explained_query)
 		return;
 	guard_analyzed_statement(query);
-	if (OidIsValid(anon_dp_extension()))
+	if (!OidIsValid(anon_dp_extension()))
+		return;
+	if (preloaded)
 		anonymize_statement(query);
+	else
+		refuse_anonymization_unless_preloaded(query);
 }
 
 static PlannedStmt *
@@ -68,6 +83,64 @@ anon_dp_executor_check_perms(List *range_table, bool ereport_on_violation)
 		!prev_executor_check_perms_hook(range_table, ereport_on_violation))
 		return false;
 	return guard_executor_permissions(range_table, ereport_on_violation);
+}
+
+/* the arguments of ExecutorRun, for error_channel_run */
+typedef struct executor_run_call
+{
+	QueryDesc  *queryDesc;
+	ScanDirection direction;
+	uint64		count;
+	bool		execute_once;
+} executor_run_call;
+
+static void
+executor_run_step(void *arg)
+{
+	executor_run_call *call = (executor_run_call *) arg;
+
+	if (prev_executor_run_hook)
+		prev_executor_run_hook(call->queryDesc, call->direction, call->count, call->execute_once);
+	else
+		standard_ExecutorRun(call->queryDesc, call->direction, call->count, call->execute_once);
+}
+
+static void
+anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+					 bool execute_once)
+{
+	executor_run_call call = {queryDesc, direction, count, execute_once};
+
+	if (error_channel_guards(queryDesc->plannedstmt))
+		error_channel_run(executor_run_step, &call);
+	else
+		executor_run_step(&call);
+}
+
+static void
+executor_finish_step(void *arg)
+{
+	if (prev_executor_finish_hook)
+		prev_executor_finish_hook((QueryDesc *) arg);
+	else
+		standard_ExecutorFinish((QueryDesc *) arg);
+}
+
+static void
+anon_dp_executor_finish(QueryDesc *queryDesc)
+{
+	if (error_channel_guards(queryDesc->plannedstmt))
+		error_channel_run(executor_finish_step, queryDesc);
+	else
+		executor_finish_step(queryDesc);
+}
+
+static void
+anon_dp_emit_log(ErrorData *edata)
+{
+	error_channel_filter(edata);
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
 }
 
 static void
@@ -97,14 +170,21 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 }
 
 void
-anon_dp_install_hooks(void)
+anon_dp_install_hooks(bool loaded_at_start)
 {
+	preloaded = loaded_at_start;
 	prev_post_parse_analyze_hook = post_parse_analyze_hook;
 	post_parse_analyze_hook = anon_dp_post_parse_analyze;
 	prev_planner_hook = planner_hook;
 	planner_hook = anon_dp_planner;
 	prev_executor_check_perms_hook = ExecutorCheckPerms_hook;
 	ExecutorCheckPerms_hook = anon_dp_executor_check_perms;
+	prev_executor_run_hook = ExecutorRun_hook;
+	ExecutorRun_hook = anon_dp_executor_run;
+	prev_executor_finish_hook = ExecutorFinish_hook;
+	ExecutorFinish_hook = anon_dp_executor_finish;
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = anon_dp_emit_log;
 	prev_process_utility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = anon_dp_process_utility;
 }

@@ -126,7 +126,7 @@ SELECT dp_sum(duration_s, 0, duration_s, 1.0, 1) FROM access_logs;
 \echo '=== An analyst role: anonymized results only (doc/access.md) ==='
 DROP ROLE IF EXISTS demo_analyst;
 CREATE ROLE demo_analyst;
-GRANT SELECT ON access_logs TO demo_analyst;
+-- no privilege on the private table: anon_dp lends it to anonymization queries
 SECURITY LABEL FOR anon_dp ON ROLE demo_analyst IS 'anonymized';
 SET SESSION AUTHORIZATION demo_analyst;
 SELECT current_user, anon_dp_access_level();

@@ -9,6 +9,17 @@
 #include "anonymizer/pipeline.h"
 
 void
+refuse_anonymization_unless_preloaded(Query *statement)
+{
+	if (find_anonymization_levels(statement) != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("anonymization queries need anon_dp in shared_preload_libraries"),
+				 errdetail("The library was loaded after the session started, so the session was not guarded from its start."),
+				 errhint("Add anon_dp to shared_preload_libraries (keeping the entries already there) and restart the server.")));
+}
+
+void
 anonymize_statement(Query *statement)
 {
 	ListCell   *lc;

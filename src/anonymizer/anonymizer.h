@@ -15,4 +15,7 @@
 
 extern void anonymize_statement(Query *statement);
 
+/* ERROR if the statement has an anonymization query: the library was not preloaded. */
+extern void refuse_anonymization_unless_preloaded(Query *statement);
+
 #endif							/* ANON_DP_ANONYMIZER_H */

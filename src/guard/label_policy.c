@@ -17,6 +17,7 @@
 
 #include "guard/label_policy.h"
 #include "guard/labels.h"
+#include "guard/privileges.h"
 #include "guard/roles.h"
 
 static bool
@@ -102,6 +103,7 @@ check_column_label(Oid relid, AttrNumber attnum, const char *label)
 				 errmsg("column \"%s.%s\" of type %s cannot be a privacy unit",
 						relname, column, format_type_be(type)),
 				 errhint("A privacy unit column must be smallint, integer, bigint, text, varchar or uuid.")));
+	check_relation_may_close(relid);
 	unit = anon_dp_privacy_unit_column(relid);
 	if (unit != InvalidAttrNumber && unit != attnum)
 		ereport(ERROR,
@@ -132,7 +134,12 @@ check_relabel(const ObjectAddress *object, const char *label)
 			return;
 		case RelationRelationId:
 			if (label == NULL)
-				return;			/* removing a label is always allowed */
+			{
+				/* removing 'public' closes the table to analysts */
+				if (object->objectSubId == 0 && anon_dp_relation_is_public(object->objectId))
+					check_relation_may_close(object->objectId);
+				return;
+			}
 			if (object->objectSubId == 0)
 				check_table_label(object->objectId, label);
 			else

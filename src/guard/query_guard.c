@@ -23,7 +23,9 @@
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
+#include "guard/privileges.h"
 #include "guard/roles.h"
+#include "guard/safe_evaluation.h"
 
 typedef struct guard_context
 {
@@ -245,6 +247,9 @@ plan_guard_walker(Node *node, void *context)
 void
 guard_planned_statement(Query *query)
 {
-	if (!IsParallelWorker() && anon_dp_session_is_anonymized())
-		plan_guard_walker((Node *) query, NULL);
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+		return;
+	plan_guard_walker((Node *) query, NULL);
+	lend_private_inputs(query);
+	make_private_calls_safe(query);
 }

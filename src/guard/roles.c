@@ -16,6 +16,7 @@
 #include "utils/syscache.h"
 
 #include "guard/labels.h"
+#include "guard/privileges.h"
 #include "guard/roles.h"
 #include "settings.h"
 
@@ -116,6 +117,7 @@ anon_dp_check_role_label(Oid roleid, const char *label)
 				 errhint("Write ALTER ROLE %s NOREPLICATION first.", quote_identifier(name))));
 	}
 	ReleaseSysCache(tuple);
+	check_role_may_be_anonymized(roleid);
 }
 
 PG_FUNCTION_INFO_V1(anon_dp_access_level);

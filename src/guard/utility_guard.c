@@ -1,5 +1,7 @@
 /*
- * utility_guard.c -- utility statements of anonymized sessions (guard.h):
+ * utility_guard.c -- utility statements (guard.h).  In every session:
+ * privileges of anonymized roles stay fail-closed (privileges.c).  In
+ * anonymized sessions:
  * EXPLAIN shows no statistics, COPY no private or unlabelled rows, and no
  * rule, policy or unchecked function body is created that would run inside
  * other statements unchecked.
@@ -13,6 +15,7 @@
 
 #include "guard/guard.h"
 #include "guard/objects.h"
+#include "guard/privileges.h"
 #include "guard/roles.h"
 
 static void
@@ -81,6 +84,7 @@ guard_copy(CopyStmt *copy)
 void
 guard_utility_statement(Node *statement)
 {
+	guard_privilege_statement(statement);
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	switch (nodeTag(statement))

@@ -42,5 +42,5 @@ ANALYZE visits, browsers;
 
 -- ---- the anonymized analyst ----
 CREATE ROLE :"analyst" LOGIN;
-GRANT SELECT ON visits, browsers TO :"analyst";
+GRANT SELECT ON browsers TO :"analyst";   -- public only: anon_dp lends the private inputs
 SECURITY LABEL FOR anon_dp ON ROLE :"analyst" IS 'anonymized';

@@ -62,10 +62,10 @@ CREATE ROLE acc_admin IN ROLE acc_label_admins;
 CREATE ROLE acc_replicator REPLICATION;
 CREATE ROLE acc_super SUPERUSER;
 GRANT acc_helper TO acc_analyst;
-GRANT SELECT ON acc_visits, acc_browsers, acc_unlabelled, acc_orders, acc_parted,
-    acc_raw_view, acc_anon_view TO acc_analyst, acc_helper;
-GRANT USAGE ON SEQUENCE acc_orders_id_seq TO acc_analyst;
-GRANT UPDATE, INSERT, DELETE ON acc_visits TO acc_analyst;
+-- Analysts hold privileges on public relations only (tables labelled public,
+-- views over them or over anonymization queries); anon_dp lends them the
+-- private inputs of their anonymization queries (doc/access.md, "Privileges").
+GRANT SELECT ON acc_browsers, acc_anon_view TO acc_analyst, acc_helper;
 GRANT CREATE ON SCHEMA public TO acc_analyst;
 CREATE TABLE acc_owned (uid int);
 ALTER TABLE acc_owned OWNER TO acc_owner;
@@ -273,7 +273,8 @@ CREATE TEMP TABLE acc_result AS SELECT browser, ANON_COUNT(*) AS n FROM acc_visi
 DROP TABLE acc_result;
 -- ok_builtin_functions_in_anonymization_query
 SELECT ANON_SUM(round(duration)::int, 0, 100) > 0 AS positive FROM acc_visits WHERE lower(browser) LIKE 'f%';
--- ok_catalog_browsing
+-- ok_catalog_browsing (information_schema lists only relations the role holds
+-- a privilege on: private tables are not among them; pg_class lists them)
 SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'acc\_v%' ORDER BY 1;
 SELECT column_name, data_type FROM information_schema.columns
 WHERE table_name = 'acc_visits' ORDER BY ordinal_position;
@@ -310,7 +311,9 @@ SELECT count(*) FROM acc_visits;
 RESET ROLE;
 
 -- ==== removing the label restores full access ====
+-- (a role that is not anonymized may then be granted the private table)
 SECURITY LABEL FOR anon_dp ON ROLE acc_analyst IS NULL;
+GRANT SELECT ON acc_visits TO acc_analyst;
 SET SESSION AUTHORIZATION acc_analyst;
 SELECT anon_dp_access_level();
 SELECT count(*) FROM acc_visits;

@@ -1,0 +1,173 @@
+/*
+ * safe_calls.c -- SAFE evaluation of built-in calls (doc/access.md, "Errors").
+ *
+ * In the anonymization queries of an anonymized session, the planner hook
+ * (src/guard/safe_evaluation.c) replaces each built-in call that may see
+ * private values, f(a, b), by
+ *
+ *     anon_dp_safe_call_<volatility>('f'::regproc, a, b)
+ *
+ * and each I/O cast a::t by anon_dp_safe_io_<volatility>(a) with result type
+ * t.  They call the function or cast as the executor would, and return NULL
+ * instead of raising a data exception (SQLSTATE class 22: invalid input,
+ * overflow, division by zero, out of range), as BigQuery's SAFE. prefix does:
+ * no single row can abort the query with an error that describes it.  Any
+ * other error is raised as it is (and replaced by the generic error of
+ * src/guard/error_channel.c).
+ *
+ * Catching an error without a subtransaction is safe here because the
+ * callees are built-in functions of PostgreSQL's own types that hold no
+ * resources when they reject a value: the memory they allocated is in the
+ * per-tuple context, and the interrupt holdoff count is restored.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+
+/* the call being made safe, set up at the first row */
+typedef struct safe_call
+{
+	FmgrInfo	target;
+	bool		strict;
+	int			nargs;
+	FunctionCallInfo fcinfo;	/* the target's, with room for nargs */
+} safe_call;
+
+/* Invoke fcinfo's function; a data exception gives NULL. */
+static Datum
+invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
+{
+	MemoryContext context = CurrentMemoryContext;
+	uint32		holdoff = InterruptHoldoffCount;
+	volatile Datum result = (Datum) 0;
+	volatile bool failed = false;
+
+	PG_TRY();
+	{
+		fcinfo->isnull = false;
+		result = FunctionCallInvoke(fcinfo);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();
+		InterruptHoldoffCount = holdoff;
+		FlushErrorState();
+		failed = true;
+	}
+	PG_END_TRY();
+	*isnull = failed || fcinfo->isnull;
+	return *isnull ? (Datum) 0 : result;
+}
+
+/*
+ * The target sees the call as if it were made directly: a FuncExpr without
+ * the leading regproc argument (polymorphic functions read their argument
+ * types from it).
+ */
+static safe_call *
+safe_call_setup(FunctionCallInfo fcinfo)
+{
+	MemoryContext context = fcinfo->flinfo->fn_mcxt;
+	FuncExpr   *wrapper = (FuncExpr *) fcinfo->flinfo->fn_expr;
+	MemoryContext old = MemoryContextSwitchTo(context);
+	safe_call  *call = palloc0(sizeof(safe_call));
+	Oid			target;
+	FuncExpr   *direct;
+
+	if (PG_ARGISNULL(0) || wrapper == NULL || !IsA(wrapper, FuncExpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_safe_call can only be placed by anon_dp's planner hook")));
+	target = PG_GETARG_OID(0);
+	direct = makeFuncExpr(target, wrapper->funcresulttype,
+						  list_copy_tail(wrapper->args, 1), wrapper->funccollid,
+						  wrapper->inputcollid, COERCE_EXPLICIT_CALL);
+	fmgr_info_cxt(target, &call->target, context);
+	call->target.fn_expr = (Node *) direct;
+	call->strict = call->target.fn_strict;
+	call->nargs = PG_NARGS() - 1;
+	call->fcinfo = palloc0(SizeForFunctionCallInfo(call->nargs));
+	InitFunctionCallInfoData(*call->fcinfo, &call->target, call->nargs,
+							 PG_GET_COLLATION(), NULL, NULL);
+	MemoryContextSwitchTo(old);
+	fcinfo->flinfo->fn_extra = call;
+	return call;
+}
+
+/* anon_dp_safe_call_*(target regproc, arguments of the target ...) */
+PG_FUNCTION_INFO_V1(anon_dp_safe_call);
+Datum
+anon_dp_safe_call(PG_FUNCTION_ARGS)
+{
+	safe_call  *call = fcinfo->flinfo->fn_extra ? (safe_call *) fcinfo->flinfo->fn_extra :
+		safe_call_setup(fcinfo);
+	int			i;
+
+	for (i = 0; i < call->nargs; i++)
+	{
+		if (call->strict && PG_ARGISNULL(i + 1))
+			PG_RETURN_NULL();
+		call->fcinfo->args[i] = fcinfo->args[i + 1];
+	}
+	return invoke_safely(call->fcinfo, &fcinfo->isnull);
+}
+
+/* the output function of the value's type and the input function of the result type */
+typedef struct safe_io
+{
+	FmgrInfo	output;
+	FmgrInfo	input;
+	Oid			ioparam;
+	FunctionCallInfo input_call;	/* the input function's, 3 arguments */
+} safe_io;
+
+static safe_io *
+safe_io_setup(FunctionCallInfo fcinfo)
+{
+	MemoryContext context = fcinfo->flinfo->fn_mcxt;
+	FuncExpr   *wrapper = (FuncExpr *) fcinfo->flinfo->fn_expr;
+	safe_io    *io = MemoryContextAllocZero(context, sizeof(safe_io));
+	Oid			output;
+	Oid			input;
+	bool		varlena;
+
+	if (wrapper == NULL || !IsA(wrapper, FuncExpr) || list_length(wrapper->args) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_safe_io can only be placed by anon_dp's planner hook")));
+	getTypeOutputInfo(exprType(linitial(wrapper->args)), &output, &varlena);
+	getTypeInputInfo(wrapper->funcresulttype, &input, &io->ioparam);
+	fmgr_info_cxt(output, &io->output, context);
+	fmgr_info_cxt(input, &io->input, context);
+	io->input_call = MemoryContextAllocZero(context, SizeForFunctionCallInfo(3));
+	InitFunctionCallInfoData(*io->input_call, &io->input, 3, InvalidOid, NULL, NULL);
+	fcinfo->flinfo->fn_extra = io;
+	return io;
+}
+
+/* anon_dp_safe_io_*(value): CAST(value AS <result type>) through text */
+PG_FUNCTION_INFO_V1(anon_dp_safe_io);
+Datum
+anon_dp_safe_io(PG_FUNCTION_ARGS)
+{
+	safe_io    *io = fcinfo->flinfo->fn_extra ? (safe_io *) fcinfo->flinfo->fn_extra :
+		safe_io_setup(fcinfo);
+	char	   *text;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	text = OutputFunctionCall(&io->output, PG_GETARG_DATUM(0));
+	io->input_call->args[0].value = CStringGetDatum(text);
+	io->input_call->args[0].isnull = false;
+	io->input_call->args[1].value = ObjectIdGetDatum(io->ioparam);
+	io->input_call->args[1].isnull = false;
+	io->input_call->args[2].value = Int32GetDatum(-1);
+	io->input_call->args[2].isnull = false;
+	return invoke_safely(io->input_call, &fcinfo->isnull);
+}

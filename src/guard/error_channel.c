@@ -1,0 +1,84 @@
+/*
+ * error_channel.c -- errors and notices of the anonymization statements of
+ * an anonymized session (error_channel.h).
+ *
+ * What remains is one bit per statement: whether it failed.  The original
+ * error's SQLSTATE (not its text, which may hold a private value) goes to
+ * the server log.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "miscadmin.h"
+#include "utils/elog.h"
+
+#include "guard/error_channel.h"
+#include "guard/marks.h"
+#include "guard/roles.h"
+
+/* runs of guarded statements in progress (they nest through functions) */
+static int	guarded_runs = 0;
+
+bool
+error_channel_guards(PlannedStmt *statement)
+{
+	ListCell   *lc;
+
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+		return false;
+	foreach(lc, statement->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
+			return true;
+	}
+	return false;
+}
+
+static void
+raise_generic_error(MemoryContext context)
+{
+	int			sqlerrcode;
+
+	MemoryContextSwitchTo(context);
+	sqlerrcode = geterrcode();
+	if (sqlerrcode == ERRCODE_QUERY_CANCELED)
+		PG_RE_THROW();			/* a cancel or statement_timeout: the caller's own */
+	FlushErrorState();
+	ereport(LOG_SERVER_ONLY,
+			(errmsg("anon_dp: an anonymization query of an anonymized session failed with SQLSTATE %s; its message was withheld",
+					unpack_sql_state(sqlerrcode)),
+			 errhidestmt(true), errhidecontext(true)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("the anonymization query failed"),
+			 errdetail("anon_dp does not say why: an error raised on a private row could describe it."),
+			 errhint("Make the query robust to every value of the columns it reads; see doc/access.md, \"Errors\".")));
+}
+
+void
+error_channel_run(void (*step) (void *arg), void *arg)
+{
+	MemoryContext context = CurrentMemoryContext;
+
+	guarded_runs++;
+	PG_TRY();
+	{
+		step(arg);
+	}
+	PG_CATCH();
+	{
+		guarded_runs--;
+		raise_generic_error(context);
+	}
+	PG_END_TRY();
+	guarded_runs--;
+}
+
+void
+error_channel_filter(ErrorData *edata)
+{
+	if (guarded_runs > 0 && edata->elevel < ERROR)
+		edata->output_to_client = false;
+}

@@ -1,0 +1,26 @@
+/*
+ * error_channel.h -- what errors of an anonymization statement of an
+ * anonymized session may say (doc/access.md, "Errors").
+ *
+ * While such a statement executes, an error reaches the client and any
+ * PL/pgSQL handler as one fixed error with nothing taken from the original
+ * (a cancel passes as it is), and messages below ERROR stay in the server
+ * log.  Data exceptions of the calls that see private values do not get
+ * this far: they give NULL (safe_evaluation.h).
+ */
+#ifndef ANON_DP_ERROR_CHANNEL_H
+#define ANON_DP_ERROR_CHANNEL_H
+
+#include "nodes/plannodes.h"
+#include "utils/elog.h"
+
+/* Whether this statement's errors are replaced: it reads marked private inputs. */
+extern bool error_channel_guards(PlannedStmt *statement);
+
+/* Run step(arg) for such a statement: notices held back, errors replaced. */
+extern void error_channel_run(void (*step) (void *arg), void *arg);
+
+/* emit_log_hook: keep messages raised during such a run away from the client. */
+extern void error_channel_filter(ErrorData *edata);
+
+#endif							/* ANON_DP_ERROR_CHANNEL_H */

@@ -1,0 +1,160 @@
+/*
+ * safe_evaluation.c -- SAFE semantics for the calls that see private values
+ * (safe_evaluation.h).
+ *
+ * Which calls: functions, operators and I/O casts that are built in and
+ * parallel safe (a wrapper is parallel safe; wrapping anything else would
+ * hide its hazard from the planner), in the levels that read private rows:
+ * the per-user level the anonymizer built and everything below it (its FROM,
+ * WHERE, subqueries, views, and the arguments of the per-user partials).
+ * Comparison operators of btree operator families are left as they are: they
+ * never reject a valid value of their type.  Levels above (released and
+ * post-processing) see released values only.
+ *
+ * The wrappers are placed at planning, so stored views and prepared
+ * statements keep the query as written; each plan gets them afresh.
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+
+#include "catalog.h"
+#include "guard/marks.h"
+#include "guard/safe_evaluation.h"
+
+#define IS_BUILTIN(oid) ((oid) < FirstNormalObjectId)
+
+static anon_dp_emitted
+by_volatility(char volatility, anon_dp_emitted immutable, anon_dp_emitted stable,
+			  anon_dp_emitted volatile_)
+{
+	return volatility == PROVOLATILE_IMMUTABLE ? immutable :
+		volatility == PROVOLATILE_STABLE ? stable : volatile_;
+}
+
+/* a call of funcid that is worth and safe to wrap */
+static bool
+wrappable(Oid funcid)
+{
+	return IS_BUILTIN(funcid) && !get_func_retset(funcid) &&
+		func_parallel(funcid) == PROPARALLEL_SAFE;
+}
+
+/* anon_dp_safe_call_*('funcid'::regproc, args): same result type and collations */
+static Expr *
+safe_call(Oid funcid, Oid result_type, List *args, Oid collation, Oid input_collation,
+		  int location)
+{
+	anon_dp_emitted wrapper = by_volatility(func_volatile(funcid), EMIT_SAFE_CALL_IMMUTABLE,
+											EMIT_SAFE_CALL_STABLE, EMIT_SAFE_CALL_VOLATILE);
+	Const	   *target = makeConst(REGPROCOID, -1, InvalidOid, sizeof(Oid),
+								   ObjectIdGetDatum(funcid), false, true);
+	FuncExpr   *call = makeFuncExpr(anon_dp_emitted_function(wrapper), result_type,
+									lcons(target, args), collation, input_collation,
+									COERCE_EXPLICIT_CALL);
+
+	call->location = location;
+	return (Expr *) call;
+}
+
+/* anon_dp_safe_io_*(arg) with the cast's result type */
+static Expr *
+safe_io(CoerceViaIO *cast)
+{
+	Oid			output;
+	Oid			input;
+	Oid			ioparam;
+	bool		varlena;
+	char		volatility;
+	FuncExpr   *call;
+
+	getTypeOutputInfo(exprType((Node *) cast->arg), &output, &varlena);
+	getTypeInputInfo(cast->resulttype, &input, &ioparam);
+	if (!wrappable(output) || !wrappable(input))
+		return (Expr *) cast;
+	volatility = Max(func_volatile(output), func_volatile(input));	/* 'i' < 's' < 'v' */
+	call = makeFuncExpr(anon_dp_emitted_function(by_volatility(volatility, EMIT_SAFE_IO_IMMUTABLE,
+																EMIT_SAFE_IO_STABLE,
+																EMIT_SAFE_IO_VOLATILE)),
+						cast->resulttype, list_make1(cast->arg), cast->resultcollid,
+						InvalidOid, COERCE_EXPLICIT_CALL);
+	call->location = cast->location;
+	return (Expr *) call;
+}
+
+static Node *
+safe_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, safe_mutator, context, 0);
+	node = expression_tree_mutator(node, safe_mutator, context);
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) node;
+
+		/* without arguments a call cannot fail on a value */
+		if (f->args != NIL && wrappable(f->funcid))
+			return (Node *) safe_call(f->funcid, f->funcresulttype, f->args, f->funccollid,
+									  f->inputcollid, f->location);
+	}
+	else if (IsA(node, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) node;
+
+		set_opfuncid(op);
+		if (wrappable(op->opfuncid) && get_op_btree_interpretation(op->opno) == NIL)
+			return (Node *) safe_call(op->opfuncid, op->opresulttype, op->args, op->opcollid,
+									  op->inputcollid, op->location);
+	}
+	else if (IsA(node, CoerceViaIO))
+		return (Node *) safe_io((CoerceViaIO *) node);
+	return node;
+}
+
+static bool
+reads_marked_relation(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
+			return true;
+	}
+	return false;
+}
+
+/* find the levels that read private rows; make them (and all below) safe in place */
+static bool
+find_private_levels_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+
+		if (reads_marked_relation(query))
+		{
+			query_tree_mutator(query, safe_mutator, context, QTW_DONT_COPY_QUERY);
+			return false;
+		}
+		return query_tree_walker(query, find_private_levels_walker, context, 0);
+	}
+	return expression_tree_walker(node, find_private_levels_walker, context);
+}
+
+void
+make_private_calls_safe(Query *query)
+{
+	find_private_levels_walker((Node *) query, NULL);
+}
