@@ -9,21 +9,21 @@ DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
 	src/dp/dp_prf.o
 # module entry, settings, hooks, the extension's catalog, DP core host
-TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/dp_host.o src/dp_errors.o
+TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o
 # the anonymization pipeline (src/anonymizer/pipeline.h)
 ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
 	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
-	src/anonymizer/build_nodes.o src/anonymizer/row_cap.o src/anonymizer/verify.o
+	src/anonymizer/row_cap.o src/anonymizer/verify.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/objects.o src/guard/marks.o \
+GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
 	src/bound/reservoir_tablesample.o
 # SQL-callable glue
-FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o \
+FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o \
 	src/functions/privacy_arithmetic.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)

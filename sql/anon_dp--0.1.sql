@@ -364,3 +364,10 @@ CREATE FUNCTION anon_dp_safe_io_stable("any") RETURNS text
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION anon_dp_safe_io_volatile("any") RETURNS text
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- Whether an anonymized role may see the size statistics of a relation
+-- (catalogs, tables labelled public and their indexes); anonymized sessions
+-- read pg_class and the relation-size functions masked through it
+-- (doc/access.md, "Catalogs").
+CREATE FUNCTION anon_dp_statistics_visible(oid) RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;

@@ -52,6 +52,7 @@ static const char *const analyst_functions[] = {
 	"anon_dp_tau",
 	"anon_dp_tau_continuous",
 	"anon_dp_random",
+	"anon_dp_statistics_visible",
 	"anon_reservoir",
 };
 
@@ -77,6 +78,7 @@ static const struct
 	[EMIT_SAFE_IO_IMMUTABLE] = {"anon_dp_safe_io_immutable", 1, {ANYOID}},
 	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 1, {ANYOID}},
 	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 1, {ANYOID}},
+	[EMIT_STATISTICS_VISIBLE] = {"anon_dp_statistics_visible", 1, {OIDOID}},
 };
 
 typedef struct catalog_cache

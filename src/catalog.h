@@ -33,6 +33,7 @@ typedef enum anon_dp_emitted
 	EMIT_SAFE_IO_IMMUTABLE,		/* anon_dp_safe_io_*: SAFE I/O casts */
 	EMIT_SAFE_IO_STABLE,
 	EMIT_SAFE_IO_VOLATILE,
+	EMIT_STATISTICS_VISIBLE,	/* anon_dp_statistics_visible: catalog masking */
 	EMIT_COUNT_
 } anon_dp_emitted;
 

@@ -28,7 +28,7 @@
 #include "rewrite/rewriteManip.h"
 
 #include "anonymizer/build.h"
-#include "anonymizer/build_nodes.h"
+#include "query_nodes.h"
 #include "catalog.h"
 
 /*

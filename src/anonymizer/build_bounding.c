@@ -28,7 +28,7 @@
 #include "utils/lsyscache.h"
 
 #include "anonymizer/build.h"
-#include "anonymizer/build_nodes.h"
+#include "query_nodes.h"
 #include "bound/bound_spec.h"
 #include "catalog.h"
 

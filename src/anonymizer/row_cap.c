@@ -15,7 +15,7 @@
 #include "utils/lsyscache.h"
 
 #include "anonymizer/build.h"
-#include "anonymizer/build_nodes.h"
+#include "query_nodes.h"
 #include "anonymizer/validate.h"
 #include "catalog.h"
 #include "guard/labels.h"

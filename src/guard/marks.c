@@ -23,6 +23,12 @@
 
 #define MARK_MEMBER 0			/* FirstLowInvalidHeapAttributeNumber: no column */
 
+void
+mark_entry(RangeTblEntry *rte)
+{
+	rte->extraUpdatedCols = bms_add_member(rte->extraUpdatedCols, MARK_MEMBER);
+}
+
 bool
 entry_is_marked(RangeTblEntry *rte)
 {
@@ -48,7 +54,7 @@ mark_walker(Node *node, void *context)
 				relation_class class = classify_relation(rte->relid);
 
 				if (class == RELATION_PRIVATE || class == RELATION_VIEW)
-					rte->extraUpdatedCols = bms_add_member(rte->extraUpdatedCols, MARK_MEMBER);
+					mark_entry(rte);
 			}
 		}
 		return query_tree_walker(query, mark_walker, context, 0);

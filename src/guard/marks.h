@@ -16,6 +16,9 @@ extern void mark_private_inputs(Query *query);
 
 extern bool entry_is_marked(RangeTblEntry *rte);
 
+/* Mark one entry: anon_dp validated (or itself wrote) what reads it. */
+extern void mark_entry(RangeTblEntry *rte);
+
 /*
  * Whether the view (at any depth) reads a private table through an unmarked
  * entry, or an unlabelled table; *table names it.

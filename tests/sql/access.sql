@@ -27,7 +27,7 @@ CREATE TABLE acc_parted_1 PARTITION OF acc_parted FOR VALUES IN (1);
 CREATE TABLE acc_parted_2 PARTITION OF acc_parted FOR VALUES IN (2);
 INSERT INTO acc_parted SELECT i % 600, 1 + i % 2 FROM generate_series(1, 3000) i;
 SECURITY LABEL FOR anon_dp ON COLUMN acc_parted.uid IS 'privacy_unit';
-ANALYZE acc_visits, acc_orders;
+ANALYZE acc_visits, acc_orders, acc_browsers;
 CREATE STATISTICS acc_visits_stats ON uid, browser FROM acc_visits;
 ANALYZE acc_visits;
 
@@ -194,10 +194,21 @@ SELECT n_live_tup FROM pg_stat_user_tables WHERE relname = 'acc_visits';
 SELECT heap_blks_read FROM pg_statio_user_tables WHERE relname = 'acc_visits';
 -- raw_pg_stat_get_function
 SELECT pg_stat_get_live_tuples('acc_visits'::regclass);
--- raw_pg_class_reltuples
-SELECT reltuples FROM pg_class WHERE relname = 'acc_visits';
--- raw_pg_class_star
-SELECT * FROM pg_class WHERE relname = 'acc_visits';
+-- raw_pg_class_reltuples (masked for relations not open to analysts: -1, 0, 0;
+-- shown for the public table, whose statistics ANALYZE filled)
+SELECT relname, reltuples, relpages, relallvisible FROM pg_class
+WHERE relname IN ('acc_visits', 'acc_browsers') ORDER BY relname;
+-- raw_pg_class_star (every column, the statistics masked)
+SELECT count(*) AS rows, bool_and(relpages = 0 AND reltuples = -1) AS masked
+FROM (SELECT * FROM pg_class WHERE relname = 'acc_visits') c;
+-- raw_pg_class_system_column (ctid, xmin, the whole row: refused)
+SELECT xmin, reltuples FROM pg_class WHERE relname = 'acc_visits';
+SELECT c FROM pg_class c WHERE relname = 'acc_visits';
+-- raw_relation_size (NULL for relations not open to analysts)
+SELECT pg_relation_size('acc_visits') IS NULL AS private_hidden,
+       pg_total_relation_size('acc_visits') IS NULL AS total_hidden,
+       pg_table_size('acc_orders') IS NULL AS table_hidden,
+       pg_relation_size('acc_browsers') > 0 AS public_shown;
 -- raw_sequence_counter
 SELECT currval('acc_orders_id_seq');
 SELECT nextval('acc_orders_id_seq');

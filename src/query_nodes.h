@@ -1,12 +1,13 @@
 /*
- * build_nodes.h -- constructors of analyzed query nodes for the builder.
+ * query_nodes.h -- constructors of analyzed query nodes, for the anonymizer
+ * and the guard.
  *
- * The builder writes query trees directly, the way parse analysis would
+ * They write query trees directly, the way parse analysis would
  * have written them for the equivalent SQL: functions by OID, polymorphic
  * result types and collations resolved as the parser resolves them.
  */
-#ifndef ANON_DP_BUILD_NODES_H
-#define ANON_DP_BUILD_NODES_H
+#ifndef ANON_DP_QUERY_NODES_H
+#define ANON_DP_QUERY_NODES_H
 
 #include "nodes/parsenodes.h"
 
@@ -44,4 +45,4 @@ extern Const *bool_const(bool value);
 /* A constant of type written as text (through the type's input function). */
 extern Const *typed_const(Oid type, const char *text);
 
-#endif							/* ANON_DP_BUILD_NODES_H */
+#endif							/* ANON_DP_QUERY_NODES_H */

@@ -1,5 +1,5 @@
 /*
- * build_nodes.c -- constructors of analyzed query nodes (build_nodes.h).
+ * query_nodes.c -- constructors of analyzed query nodes (query_nodes.h).
  */
 #include "postgres.h"
 
@@ -16,7 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "anonymizer/build_nodes.h"
+#include "query_nodes.h"
 
 Query *
 new_select(void)

@@ -1,0 +1,169 @@
+/*
+ * catalog_masking.c -- catalogs as BI tools read them, in anonymized
+ * sessions (catalog_masking.h).
+ *
+ * Table lists of BI tools and JDBC's getIndexInfo() select pg_class rows
+ * with all their columns; refusing them breaks the tools.  Instead, the
+ * statistics that give the number of rows of a relation (reltuples,
+ * relpages, relallvisible, and its size on disk) are masked for relations
+ * that are not open to analysts, and shown as they are for the others.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/sysattr.h"
+#include "access/transam.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "catalog.h"
+#include "guard/catalog_masking.h"
+#include "guard/labels.h"
+#include "guard/marks.h"
+#include "query_nodes.h"
+
+bool
+relation_statistics_visible(Oid relid)
+{
+	char		relkind;
+
+	if (relid < FirstNormalObjectId)
+		return true;
+	relkind = get_rel_relkind(relid);
+	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
+		return relation_statistics_visible(IndexGetRelation(relid, false));
+	return relkind != '\0' && anon_dp_relation_is_public(relid);
+}
+
+/* CASE WHEN anon_dp_statistics_visible(oid) THEN value ELSE masked END */
+static Expr *
+masked(Expr *relid, Expr *value, Expr *mask)
+{
+	CaseExpr   *test = makeNode(CaseExpr);
+	CaseWhen   *when = makeNode(CaseWhen);
+
+	when->expr = call_function(anon_dp_emitted_function(EMIT_STATISTICS_VISIBLE),
+							   list_make1(cast_to(relid, OIDOID)));
+	when->result = value;
+	when->location = -1;
+	test->casetype = exprType((Node *) value);
+	test->casecollid = exprCollation((Node *) value);
+	test->args = list_make1(when);
+	test->defresult = mask;
+	test->location = -1;
+	return (Expr *) test;
+}
+
+/* SELECT <pg_class's columns, statistics masked> FROM pg_catalog.pg_class */
+static Query *
+masked_pg_class(void)
+{
+	Relation	pg_class = relation_open(RelationRelationId, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(pg_class);
+	Query	   *select = new_select();
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	List	   *colnames = NIL;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+		colnames = lappend(colnames, makeString(pstrdup(NameStr(TupleDescAttr(desc, i)->attname))));
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationRelationId;
+	rte->relkind = RELKIND_RELATION;
+	rte->rellockmode = AccessShareLock;
+	rte->requiredPerms = ACL_SELECT;
+	rte->eref = makeAlias("pg_class", colnames);
+	rte->inFromCl = true;
+	for (i = 0; i < desc->natts; i++)
+		rte->selectedCols = bms_add_member(rte->selectedCols,
+										   i + 1 - FirstLowInvalidHeapAttributeNumber);
+	mark_entry(rte);			/* read by anon_dp, which masks what it must */
+	select->rtable = list_make1(rte);
+	ref->rtindex = 1;
+	select->jointree->fromlist = list_make1(ref);
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Expr	   *column = (Expr *) makeVar(1, att->attnum, att->atttypid, att->atttypmod,
+											  att->attcollation, 0);
+		Expr	   *oid = (Expr *) makeVar(1, Anum_pg_class_oid, OIDOID, -1, InvalidOid, 0);
+
+		if (att->attnum == Anum_pg_class_reltuples)
+			column = masked(oid, column, (Expr *) typed_const(FLOAT4OID, "-1"));
+		else if (att->attnum == Anum_pg_class_relpages || att->attnum == Anum_pg_class_relallvisible)
+			column = masked(oid, column, (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+															Int32GetDatum(0), false, true));
+		add_column(select, column, NameStr(att->attname));
+	}
+	relation_close(pg_class, AccessShareLock);
+	return select;
+}
+
+/* pg_class read by columns (no system column, no whole row): read it masked */
+static void
+mask_pg_class_entry(RangeTblEntry *rte)
+{
+	int			member = -1;
+
+	if (rte->rtekind != RTE_RELATION || rte->relid != RelationRelationId || entry_is_marked(rte))
+		return;
+	while ((member = bms_next_member(rte->selectedCols, member)) >= 0)
+		if (member + FirstLowInvalidHeapAttributeNumber <= 0)
+			return;
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = masked_pg_class();
+	rte->relid = InvalidOid;
+	rte->relkind = 0;
+	rte->rellockmode = 0;
+	rte->requiredPerms = 0;
+	rte->selectedCols = NULL;
+	rte->inh = false;
+}
+
+static bool
+is_size_function(Oid funcid)
+{
+	return funcid == F_PG_RELATION_SIZE_REGCLASS || funcid == F_PG_RELATION_SIZE_REGCLASS_TEXT ||
+		funcid == F_PG_TOTAL_RELATION_SIZE || funcid == F_PG_TABLE_SIZE ||
+		funcid == F_PG_INDEXES_SIZE;
+}
+
+static Node *
+mask_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		ListCell   *lc;
+
+		foreach(lc, query->rtable)
+			mask_pg_class_entry((RangeTblEntry *) lfirst(lc));
+		return (Node *) query_tree_mutator(query, mask_mutator, context, QTW_DONT_COPY_QUERY);
+	}
+	node = expression_tree_mutator(node, mask_mutator, context);
+	if (IsA(node, FuncExpr) && is_size_function(((FuncExpr *) node)->funcid))
+	{
+		FuncExpr   *size = (FuncExpr *) node;
+
+		return (Node *) masked(copyObject(linitial(size->args)), (Expr *) size,
+							   (Expr *) makeNullConst(size->funcresulttype, -1, InvalidOid));
+	}
+	return node;
+}
+
+void
+mask_catalog_statistics(Query *query)
+{
+	Query	   *inner = anon_dp_utility_query(query->utilityStmt);
+
+	mask_mutator((Node *) (inner != NULL ? inner : query), NULL);
+}

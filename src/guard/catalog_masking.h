@@ -1,0 +1,24 @@
+/*
+ * catalog_masking.h -- catalogs as BI tools read them, in anonymized sessions
+ * (doc/access.md, "Catalogs").
+ */
+#ifndef ANON_DP_CATALOG_MASKING_H
+#define ANON_DP_CATALOG_MASKING_H
+
+#include "nodes/parsenodes.h"
+
+/*
+ * Rewrite the analyzed statement in place so that it shows no size
+ * statistic of a relation that is not open to analysts: pg_class is read
+ * through a subquery in which reltuples is -1 and relpages and
+ * relallvisible are 0 for those relations, and pg_relation_size,
+ * pg_total_relation_size, pg_table_size and pg_indexes_size return NULL for
+ * them.  A read of pg_class's system columns or whole row is left as it is
+ * (and refused).
+ */
+extern void mask_catalog_statistics(Query *query);
+
+/* Whether an anonymized role may see the size statistics of a relation. */
+extern bool relation_statistics_visible(Oid relid);
+
+#endif							/* ANON_DP_CATALOG_MASKING_H */
