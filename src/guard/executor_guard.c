@@ -55,6 +55,7 @@ guard_executor_permissions(List *range_table, bool ereport_on_violation)
 					return false;
 				break;
 			case RELATION_PUBLIC:
+			case RELATION_OWN:
 			case RELATION_VIEW: /* what it reads has entries of its own */
 				break;
 			case RELATION_PRIVATE:

@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
@@ -11,13 +12,29 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "guard/labels.h"
 #include "guard/objects.h"
 
+Oid
+relation_owner(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
 relation_class
 classify_relation(Oid relid)
 {
+	Oid			owner;
+
 	if (relid < FirstNormalObjectId)
 		return RELATION_CATALOG;
 	if (get_rel_relkind(relid) == RELKIND_VIEW)
@@ -26,6 +43,9 @@ classify_relation(Oid relid)
 		return RELATION_PRIVATE;
 	if (anon_dp_relation_is_public(relid))
 		return RELATION_PUBLIC;
+	owner = relation_owner(relid);
+	if (owner == GetUserId() || owner == GetSessionUserId())
+		return RELATION_OWN;
 	return RELATION_UNLABELLED;
 }
 

@@ -14,10 +14,15 @@ typedef enum relation_class
 	RELATION_PUBLIC,			/* labelled 'public' */
 	RELATION_VIEW,				/* judged by what it reads */
 	RELATION_PRIVATE,			/* has a privacy unit column */
+	RELATION_OWN,				/* unlabelled, of the session's own role: what
+								 * it could write (released rows, public data) */
 	RELATION_UNLABELLED			/* anything else: not readable */
 } relation_class;
 
 extern relation_class classify_relation(Oid relid);
+
+/* The relation's owner, or InvalidOid if it is gone. */
+extern Oid	relation_owner(Oid relid);
 
 /* The relation's name for messages (its OID if it has none). */
 extern char *relation_name(Oid relid);

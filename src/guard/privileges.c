@@ -25,6 +25,7 @@
 
 #include "guard/labels.h"
 #include "guard/marks.h"
+#include "guard/objects.h"
 #include "guard/privileges.h"
 
 /* the rights a relation can grant */
@@ -187,14 +188,19 @@ user_relations(bool views_only, Oid schema)
 	return relids;
 }
 
-/* The first relation not open to analysts on which roleid holds a privilege, or InvalidOid. */
+/*
+ * The first relation not open to analysts on which roleid holds a privilege,
+ * or InvalidOid.  The role's own relations do not count: they hold what it
+ * wrote (objects.c, RELATION_OWN), and a private label on one is refused.
+ */
 static Oid
 closed_relation_held_by(Oid roleid)
 {
 	ListCell   *lc;
 
 	foreach(lc, user_relations(false, InvalidOid))
-		if (holds_privilege_on(roleid, lfirst_oid(lc)) && !relation_open_to_analysts(lfirst_oid(lc)))
+		if (holds_privilege_on(roleid, lfirst_oid(lc)) && relation_owner(lfirst_oid(lc)) != roleid &&
+			!relation_open_to_analysts(lfirst_oid(lc)))
 			return lfirst_oid(lc);
 	return InvalidOid;
 }
@@ -276,10 +282,24 @@ check_relation_may_close(Oid relid)
 
 /* ---- GRANT, GRANT role, ALTER ... OWNER TO ---- */
 
+/* the anonymized role a grantee reaches (PUBLIC reaches them all), or InvalidOid */
 static Oid
-grantee_oid(RoleSpec *spec)
+anonymized_grantee(RoleSpec *spec)
 {
-	return spec->roletype == ROLESPEC_PUBLIC ? ACL_ID_PUBLIC : get_rolespec_oid(spec, true);
+	Oid			grantee;
+
+	if (spec->roletype == ROLESPEC_PUBLIC)
+		return anonymized_role_behind(ACL_ID_PUBLIC);
+	grantee = get_rolespec_oid(spec, true);
+	return OidIsValid(grantee) ? anonymized_role_behind(grantee) : InvalidOid;
+}
+
+static const char *
+reached_how(RoleSpec *spec, Oid anonymized)
+{
+	if (spec->roletype == ROLESPEC_PUBLIC)
+		return " through PUBLIC";
+	return get_rolespec_oid(spec, true) == anonymized ? "" : " as a member of the grantee";
 }
 
 /* the relations a GRANT names */
@@ -322,16 +342,14 @@ guard_grant(GrantStmt *grant)
 		return;
 	foreach(lg, grant->grantees)
 	{
-		Oid			grantee = grantee_oid((RoleSpec *) lfirst(lg));
-		Oid			anonymized = OidIsValid(grantee) ? anonymized_role_behind(grantee) : InvalidOid;
+		Oid			anonymized = anonymized_grantee((RoleSpec *) lfirst(lg));
 
 		if (!OidIsValid(anonymized))
 			continue;
 		foreach(lr, relids)
 			if (!relation_open_to_analysts(lfirst_oid(lr)))
 				refuse_privilege(anonymized, lfirst_oid(lr),
-								 grantee == ACL_ID_PUBLIC ? " through PUBLIC" :
-								 grantee == anonymized ? "" : " as a member of the grantee");
+								 reached_how((RoleSpec *) lfirst(lg), anonymized));
 	}
 }
 
@@ -345,8 +363,7 @@ guard_grant_role(GrantRoleStmt *grant)
 		return;
 	foreach(lg, grant->grantee_roles)
 	{
-		Oid			grantee = grantee_oid((RoleSpec *) lfirst(lg));
-		Oid			anonymized = OidIsValid(grantee) ? anonymized_role_behind(grantee) : InvalidOid;
+		Oid			anonymized = anonymized_grantee((RoleSpec *) lfirst(lg));
 
 		if (!OidIsValid(anonymized))
 			continue;
@@ -402,19 +419,6 @@ guard_privilege_statement(Node *statement)
 
 /* ---- lending ---- */
 
-static Oid
-relation_owner(Oid relid)
-{
-	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
-	ReleaseSysCache(tuple);
-	return owner;
-}
-
 static bool
 lend_walker(Node *node, void *context)
 {
@@ -428,8 +432,8 @@ lend_walker(Node *node, void *context)
 		{
 			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
-			if (rte->rtekind == RTE_RELATION && rte->requiredPerms != 0 &&
-				!OidIsValid(rte->checkAsUser) && entry_is_marked(rte))
+			/* also inside a view of the analyst's own: the analyst holds nothing */
+			if (rte->rtekind == RTE_RELATION && rte->requiredPerms != 0 && entry_is_marked(rte))
 				rte->checkAsUser = relation_owner(rte->relid);
 		}
 		return query_tree_walker((Query *) node, lend_walker, context, 0);

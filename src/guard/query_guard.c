@@ -121,6 +121,7 @@ guard_range_table(Query *query, guard_context *cxt)
 					check_catalog(rte->relid, rte->selectedCols);
 				break;
 			case RELATION_PUBLIC:
+			case RELATION_OWN:
 				break;
 			case RELATION_PRIVATE:
 				if (writes)
