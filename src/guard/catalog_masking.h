@@ -14,7 +14,7 @@
  * relallvisible are 0 for those relations, and pg_relation_size,
  * pg_total_relation_size, pg_table_size and pg_indexes_size return NULL for
  * them.  A read of pg_class's system columns or whole row is left as it is
- * (and refused).
+ * (and refused), and so is every read in a database without the extension.
  */
 extern void mask_catalog_statistics(Query *query);
 
