@@ -9,7 +9,9 @@ set -euo pipefail
 
 ANON_DP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+# ANON_DP_PG_BIN: another PostgreSQL installation's bin directory (developers
+# running several checkouts side by side, each against its own relocated copy)
+PG_BIN=${ANON_DP_PG_BIN:-/usr/lib/postgresql/$PG_MAJOR/bin}
 PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3"
 
 log() { printf '==> %s\n' "$*" >&2; }
