@@ -22,11 +22,14 @@ GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/g
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
 	src/bound/reservoir_tablesample.o
+# the privacy budget: releases of a plan, caps, charges, the ledger worker
+BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
+	src/budget/ledger_worker.o src/budget/ledger_store.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o \
-	src/functions/privacy_arithmetic.o
+	src/functions/privacy_arithmetic.o src/functions/budget_functions.o
 
-OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
+OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers

@@ -38,6 +38,10 @@ AS 'MODULE_PATHNAME', 'anon_dp_random' LANGUAGE C VOLATILE PARALLEL SAFE;
 -- contribution of one privacy unit).  Bounds and privacy parameters must be
 -- constants of the query.  Transition, combine and (de)serialize functions
 -- are deterministic; final functions draw noise and are VOLATILE.
+-- The aggregates are PARALLEL RESTRICTED: a release runs once, in the
+-- leader; a plan subtree below Gather may run in every participant, each
+-- drawing its own noise (doc/budget.md).  Combine and (de)serialize functions
+-- stay for other callers of the states.
 --------------------------------------------------------------------------
 
 -- shared support functions for flat states
@@ -59,7 +63,7 @@ CREATE AGGREGATE dp_count(int8, int8, float8, int4) (
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
     FINALFUNC = dp_count_final, FINALFUNC_EXTRA,
-    PARALLEL = SAFE);
+    PARALLEL = RESTRICTED);
 
 -- dp_sum(value, lower, upper, epsilon, contributions); sensitivity max(|lower|, |upper|)
 CREATE FUNCTION dp_sum_int4_transfn(internal, int4, int4, int4, float8, int4) RETURNS internal
@@ -84,17 +88,17 @@ CREATE AGGREGATE dp_sum(int4, int4, int4, float8, int4) (
     SFUNC = dp_sum_int4_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
-    FINALFUNC = dp_sum_int4_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_sum_int4_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 CREATE AGGREGATE dp_sum(int8, int8, int8, float8, int4) (
     SFUNC = dp_sum_int8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
-    FINALFUNC = dp_sum_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_sum_int8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 CREATE AGGREGATE dp_sum(float8, float8, float8, float8, int4) (
     SFUNC = dp_sum_float8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
-    FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 -- dp_sum_bigint: per-user sums of bigint columns (numeric) with bigint bounds -> bigint
 -- (a separate name: as an overload of dp_sum it would make calls ambiguous)
 CREATE FUNCTION dp_sum_numeric_int8_transfn(internal, numeric, int8, int8, float8, int4) RETURNS internal
@@ -105,12 +109,12 @@ CREATE AGGREGATE dp_sum_bigint(numeric, int8, int8, float8, int4) (
     SFUNC = dp_sum_numeric_int8_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
-    FINALFUNC = dp_sum_numeric_int8_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_sum_numeric_int8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 CREATE AGGREGATE dp_sum(numeric, numeric, numeric, float8, int4) (
     SFUNC = dp_sum_numeric_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_sum_combine,
     SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
-    FINALFUNC = dp_sum_numeric_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_sum_numeric_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 -- dp_avg(value, lower, upper, epsilon, contributions) -> float8 in [lower, upper]
 CREATE FUNCTION dp_avg_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
@@ -127,7 +131,7 @@ CREATE AGGREGATE dp_avg(float8, float8, float8, float8, int4) (
     SFUNC = dp_avg_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_avg_combine,
     SERIALFUNC = dp_avg_serialize, DESERIALFUNC = dp_avg_deserialize,
-    FINALFUNC = dp_avg_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_avg_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 -- dp_var / dp_stddev(value, lower, upper, epsilon, contributions) -> float8
 CREATE FUNCTION dp_var_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
@@ -146,12 +150,12 @@ CREATE AGGREGATE dp_var(float8, float8, float8, float8, int4) (
     SFUNC = dp_var_transfn, STYPE = internal, SSPACE = 512,
     COMBINEFUNC = dp_var_combine,
     SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
-    FINALFUNC = dp_var_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_var_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 CREATE AGGREGATE dp_stddev(float8, float8, float8, float8, int4) (
     SFUNC = dp_var_transfn, STYPE = internal, SSPACE = 512,
     COMBINEFUNC = dp_var_combine,
     SERIALFUNC = dp_var_serialize, DESERIALFUNC = dp_var_deserialize,
-    FINALFUNC = dp_stddev_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_stddev_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 -- dp_ntile(value, percentile, lower, upper, epsilon, contributions) -> float8
 CREATE FUNCTION dp_ntile_transfn(internal, float8, float8, float8, float8, float8, int4) RETURNS internal
@@ -168,7 +172,7 @@ CREATE AGGREGATE dp_ntile(float8, float8, float8, float8, float8, int4) (
     SFUNC = dp_ntile_transfn, STYPE = internal,
     COMBINEFUNC = dp_ntile_combine,
     SERIALFUNC = dp_ntile_serialize, DESERIALFUNC = dp_ntile_deserialize,
-    FINALFUNC = dp_ntile_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_ntile_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 -- dp_partition_count(epsilon, delta, max_groups_contributed) -> float8 or NULL
 -- noisy number of rows (privacy units) if it reaches tau, else NULL
@@ -179,7 +183,7 @@ AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_partition_count(float8, float8, int8) (
     SFUNC = dp_partition_count_transfn, STYPE = int8, INITCOND = '0',
     COMBINEFUNC = int8pl,
-    FINALFUNC = dp_partition_count_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+    FINALFUNC = dp_partition_count_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 --------------------------------------------------------------------------
 -- Public ANON_* aggregates.  The anonymization rewriter replaces them by
@@ -371,3 +375,56 @@ AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C VOLATILE PARALLEL SAFE;
 -- (doc/access.md, "Catalogs").
 CREATE FUNCTION anon_dp_statistics_visible(oid) RETURNS bool
 AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- The privacy budget (doc/budget.md).  Charges are written by the ledger
+-- worker of the database in its own transactions, never by the session that
+-- runs the query; pg_dump keeps both tables (configuration tables of the
+-- extension).  No role but the superusers may read or change them directly.
+--------------------------------------------------------------------------
+CREATE TABLE anon_dp_budgets (
+    role regrole PRIMARY KEY,
+    epsilon numeric CHECK (epsilon >= 0),                -- NULL: anon_dp.default_budget_epsilon
+    delta numeric CHECK (delta >= 0 AND delta <= 1),     -- NULL: anon_dp.default_budget_delta
+    spent_epsilon numeric NOT NULL DEFAULT 0,
+    spent_delta numeric NOT NULL DEFAULT 0,
+    releases bigint NOT NULL DEFAULT 0,
+    changed timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE TABLE anon_dp_ledger (
+    entry bigserial PRIMARY KEY,
+    at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    database name NOT NULL DEFAULT current_database(),
+    role regrole NOT NULL,                  -- whose budget
+    epsilon numeric NOT NULL,               -- charged, refused, set, or given back by a reset
+    delta numeric NOT NULL,
+    releases int NOT NULL,                  -- anonymization queries run by the statement
+    outcome text NOT NULL CHECK (outcome IN ('charged', 'refused', 'budget set', 'budget reset')),
+    actor regrole,                          -- who asked
+    backend_pid int,
+    query_id bigint,                        -- the statement's query id (pg_stat_statements)
+    statement text                          -- its text, cut at 1023 bytes
+);
+REVOKE ALL ON anon_dp_budgets, anon_dp_ledger, anon_dp_ledger_entry_seq FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('anon_dp_budgets', '');
+SELECT pg_catalog.pg_extension_config_dump('anon_dp_ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('anon_dp_ledger_entry_seq', '');
+
+-- anon_dp_set_budget(role, epsilon, delta): the role's totals in this
+-- database; what it spent stays spent.  Superusers and members of
+-- anon_dp.label_admin_role.
+CREATE FUNCTION anon_dp_set_budget(role regrole, epsilon float8, delta float8) RETURNS void
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
+-- anon_dp_reset_budget(role): its spending back to zero (a new budget).
+CREATE FUNCTION anon_dp_reset_budget(role regrole) RETURNS void
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
+-- the budget of every anonymized role (administrators) or of the caller's own
+CREATE FUNCTION anon_dp_budget_status(
+    OUT role regrole, OUT budget_epsilon numeric, OUT budget_delta numeric,
+    OUT spent_epsilon numeric, OUT spent_delta numeric,
+    OUT remaining_epsilon numeric, OUT remaining_delta numeric,
+    OUT releases bigint, OUT budget text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
+CREATE VIEW anon_dp_budget AS SELECT * FROM anon_dp_budget_status();
+GRANT SELECT ON anon_dp_budget TO PUBLIC;

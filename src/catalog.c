@@ -43,11 +43,14 @@ typedef struct function_entry
 	Oid			funcid;			/* hash key */
 	function_role role;
 	int			kind;			/* index into anon_kinds, for ANON_* aggregates */
+	int			epsilon_arg;	/* a release (draws noise): position of its
+								 * epsilon argument; -1 otherwise */
 } function_entry;
 
 /* extension functions analysts may call (doc/functions.md) */
 static const char *const analyst_functions[] = {
 	"anon_dp_access_level",
+	"anon_dp_budget_status",
 	"anon_dp_epsilon_share",
 	"anon_dp_tau",
 	"anon_dp_tau_continuous",
@@ -132,6 +135,21 @@ add_function(Oid funcid, function_role role, int kind)
 	entry = hash_search(cache->functions, &funcid, HASH_ENTER, &found);
 	entry->role = role;
 	entry->kind = kind;
+	if (!found)
+		entry->epsilon_arg = -1;
+}
+
+/* a release: a building block that draws noise, its epsilon at epsilon_arg */
+static void
+mark_release(Oid funcid, int epsilon_arg)
+{
+	function_entry *entry;
+
+	if (!OidIsValid(funcid))
+		return;
+	entry = hash_search(cache->functions, &funcid, HASH_FIND, NULL);
+	if (entry != NULL)
+		entry->epsilon_arg = epsilon_arg;
 }
 
 /* every function the extension owns (pg_depend), as a building block for now */
@@ -176,11 +194,13 @@ resolve_known_functions(void)
 												kind->block_argtypes);
 		if (OidIsValid(cache->kind_aggregates[i]))
 			add_function(cache->kind_aggregates[i], ROLE_ANON_AGGREGATE, i);
+		mark_release(cache->kind_blocks[i], ANON_BLOCK_EPSILON_ARG(kind));
 	}
 	for (i = 0; i < EMIT_COUNT_; i++)
 		cache->emitted[i] = lookup_function(emitted_signatures[i].name,
 											emitted_signatures[i].nargs,
 											emitted_signatures[i].argtypes);
+	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0);
 	for (i = 0; i < (int) lengthof(analyst_functions); i++)
 	{
 		List	   *qualified = list_make2(makeString(cache->schema),
@@ -290,6 +310,12 @@ installed_cache(void)
 	return c;
 }
 
+const char *
+anon_dp_schema(void)
+{
+	return installed_cache()->schema;
+}
+
 Oid
 anon_dp_emitted_function(anon_dp_emitted which)
 {
@@ -339,6 +365,23 @@ anon_dp_is_building_block(Oid funcid)
 	function_entry *entry = function_of_extension(funcid);
 
 	return entry != NULL && entry->role == ROLE_BUILDING_BLOCK;
+}
+
+int
+anon_dp_release_epsilon_arg(Oid aggfnoid)
+{
+	function_entry *entry = function_of_extension(aggfnoid);
+
+	return entry != NULL ? entry->epsilon_arg : -1;
+}
+
+bool
+anon_dp_is_partition_count(Oid aggfnoid)
+{
+	catalog_cache *c = current_cache();
+
+	return OidIsValid(c->extension) && OidIsValid(aggfnoid) &&
+		aggfnoid == c->emitted[EMIT_PARTITION_COUNT];
 }
 
 Query *

@@ -40,6 +40,9 @@ typedef enum anon_dp_emitted
 /* The anon_dp extension of this database, or InvalidOid when not installed. */
 extern Oid	anon_dp_extension(void);
 
+/* The schema of the extension's objects (ERROR when not installed). */
+extern const char *anon_dp_schema(void);
+
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
 
@@ -59,6 +62,16 @@ extern bool anon_dp_is_extension_function(Oid funcid);
  * doc/functions.md gives analysts (an allow-list).
  */
 extern bool anon_dp_is_building_block(Oid funcid);
+
+/*
+ * Releases: the aggregates that draw noise (the kinds' building blocks and
+ * dp_partition_count).  The position of a release's epsilon argument, or -1
+ * when aggfnoid is not a release.
+ */
+extern int	anon_dp_release_epsilon_arg(Oid aggfnoid);
+
+/* dp_partition_count(epsilon, delta, max_groups_contributed): tau */
+extern bool anon_dp_is_partition_count(Oid aggfnoid);
 
 /*
  * The analyzed query a utility statement holds (EXPLAIN, DECLARE CURSOR,

@@ -9,6 +9,8 @@
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only
  *                             through marked (anonymized) inputs
+ *   ExecutorStart_hook        the privacy budget: caps, the charge of every
+ *                             release, each release watched to run once
  *   ExecutorRun_hook,         the error channel: an anonymization statement
  *   ExecutorFinish_hook       of an anonymized session fails with one fixed
  *                             error
@@ -16,17 +18,24 @@
  *   ProcessUtility_hook       guard utility statements; remember the query
  *                             of a running EXPLAIN
  *
+ * and, before any of them, shmem_request_hook / shmem_startup_hook for the
+ * privacy ledger's shared memory.
+ *
  * Each hook only dispatches: the policy lives in src/guard, the rewrite in
- * src/anonymizer.
+ * src/anonymizer, the budget in src/budget.
  */
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "optimizer/planner.h"
 #include "parser/analyze.h"
+#include "storage/ipc.h"
 #include "tcop/utility.h"
 
 #include "anonymizer/anonymizer.h"
+#include "budget/charge.h"
+#include "budget/ledger.h"
 #include "catalog.h"
 #include "guard/error_channel.h"
 #include "guard/guard.h"
@@ -34,7 +43,10 @@
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static ExecutorCheckPerms_hook_type prev_executor_check_perms_hook = NULL;
+static ExecutorStart_hook_type prev_executor_start_hook = NULL;
 static ExecutorRun_hook_type prev_executor_run_hook = NULL;
 static ExecutorFinish_hook_type prev_executor_finish_hook = NULL;
 static emit_log_hook_type prev_emit_log_hook = NULL;
@@ -49,6 +61,22 @@ static bool preloaded = false;
  * post-parse hook again.
  */
 static Query *explained_query = NULL;
+
+static void
+anon_dp_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	ledger_request_shmem();
+}
+
+static void
+anon_dp_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	ledger_startup_shmem();
+}
 
 static void
 anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
@@ -83,6 +111,17 @@ anon_dp_executor_check_perms(List *range_table, bool ereport_on_violation)
 		!prev_executor_check_perms_hook(range_table, ereport_on_violation))
 		return false;
 	return guard_executor_permissions(range_table, ereport_on_violation);
+}
+
+static void
+anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start_hook)
+		prev_executor_start_hook(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	if (preloaded)
+		budget_charge_statement(queryDesc, eflags);
 }
 
 /* the arguments of ExecutorRun, for error_channel_run */
@@ -173,12 +212,23 @@ void
 anon_dp_install_hooks(bool loaded_at_start)
 {
 	preloaded = loaded_at_start;
+	if (loaded_at_start)
+	{
+		prev_shmem_request_hook = shmem_request_hook;
+		shmem_request_hook = anon_dp_shmem_request;
+		prev_shmem_startup_hook = shmem_startup_hook;
+		shmem_startup_hook = anon_dp_shmem_startup;
+		/* the ledger names each charged statement by its query id */
+		EnableQueryId();
+	}
 	prev_post_parse_analyze_hook = post_parse_analyze_hook;
 	post_parse_analyze_hook = anon_dp_post_parse_analyze;
 	prev_planner_hook = planner_hook;
 	planner_hook = anon_dp_planner;
 	prev_executor_check_perms_hook = ExecutorCheckPerms_hook;
 	ExecutorCheckPerms_hook = anon_dp_executor_check_perms;
+	prev_executor_start_hook = ExecutorStart_hook;
+	ExecutorStart_hook = anon_dp_executor_start;
 	prev_executor_run_hook = ExecutorRun_hook;
 	ExecutorRun_hook = anon_dp_executor_run;
 	prev_executor_finish_hook = ExecutorFinish_hook;

@@ -5,6 +5,7 @@
 #include "postgres.h"
 
 #include "utils/guc.h"
+#include "utils/plancache.h"
 
 #include "dp/dp_params.h"
 #include "settings.h"
@@ -15,6 +16,10 @@ int			anon_dp_max_groups_contributed = 1;
 int			anon_dp_max_rows_contributed = 0;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
+double		anon_dp_max_epsilon = 1.0;
+double		anon_dp_max_delta = 1e-5;
+double		anon_dp_default_budget_epsilon = 10.0;
+double		anon_dp_default_budget_delta = 1e-4;
 
 static const struct config_enum_entry access_level_options[] = {
 	{"full", ANON_DP_ACCESS_FULL, false},
@@ -45,6 +50,36 @@ check_delta(double *newval, void **extra, GucSource source)
 	return true;
 }
 
+/*
+ * The anonymizer writes epsilon, delta, C_u and the row cap into the plan of
+ * an anonymization query.  A cached plan (PREPARE, a driver's statement,
+ * PL/pgSQL) must follow a change of these settings: invalidate this
+ * backend's cached plans, which re-runs parse analysis and so the
+ * anonymizer at the next execution.
+ */
+static void
+assign_real_replanning(double newval, void *extra)
+{
+	ResetPlanCache();
+}
+
+static void
+assign_int_replanning(int newval, void *extra)
+{
+	ResetPlanCache();
+}
+
+static bool
+check_budget_epsilon(double *newval, void **extra, GucSource source)
+{
+	if (!(*newval >= 0.0) || *newval > DP_EPSILON_MAX)
+	{
+		GUC_check_errdetail("A budget of epsilon must lie between 0 and %g.", DP_EPSILON_MAX);
+		return false;
+	}
+	return true;
+}
+
 void
 anon_dp_define_settings(void)
 {
@@ -55,28 +90,28 @@ anon_dp_define_settings(void)
 							 &anon_dp_epsilon,
 							 1.0, 1e-12, DP_EPSILON_MAX,
 							 PGC_USERSET, 0,
-							 check_epsilon, NULL, NULL);
+							 check_epsilon, assign_real_replanning, NULL);
 	DefineCustomRealVariable("anon_dp.delta",
 							 "Total delta of one anonymization query.",
 							 "Spent by tau-thresholding of partitions; must lie strictly between 0 and 1.",
 							 &anon_dp_delta,
 							 1e-5, 0.0, 1.0,
 							 PGC_USERSET, 0,
-							 check_delta, NULL, NULL);
+							 check_delta, assign_real_replanning, NULL);
 	DefineCustomIntVariable("anon_dp.max_groups_contributed",
 							"Partitions one privacy unit may contribute to (C_u).",
 							NULL,
 							&anon_dp_max_groups_contributed,
 							1, 1, ANON_DP_MAX_CONTRIBUTIONS,
 							PGC_USERSET, 0,
-							NULL, NULL, NULL);
+							NULL, assign_int_replanning, NULL);
 	DefineCustomIntVariable("anon_dp.max_rows_contributed",
 							"Rows of each private table one privacy unit may contribute (0 = no cap).",
 							"When set, anonymization queries read every private table through TABLESAMPLE anon_reservoir(n): at most n rows per privacy unit, chosen at random.",
 							&anon_dp_max_rows_contributed,
 							0, 0, ANON_DP_MAX_CONTRIBUTIONS,
 							PGC_USERSET, 0,
-							NULL, NULL, NULL);
+							NULL, assign_int_replanning, NULL);
 
 	/* access control: any role may lower its own level (doc/access.md) */
 	DefineCustomEnumVariable("anon_dp.access_level",
@@ -95,6 +130,36 @@ anon_dp_define_settings(void)
 							   "",
 							   PGC_SUSET, 0,
 							   NULL, NULL, NULL);
+
+	/* the data owner's limits on anonymized roles (doc/budget.md) */
+	DefineCustomRealVariable("anon_dp.max_epsilon",
+							 "Largest anon_dp.epsilon an anonymization query of an anonymized role may use.",
+							 "Per role or database with ALTER ROLE / ALTER DATABASE ... SET; superusers only.",
+							 &anon_dp_max_epsilon,
+							 1.0, 1e-12, DP_EPSILON_MAX,
+							 PGC_SUSET, 0,
+							 check_epsilon, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.max_delta",
+							 "Largest anon_dp.delta an anonymization query of an anonymized role may use.",
+							 "Per role or database with ALTER ROLE / ALTER DATABASE ... SET; superusers only.",
+							 &anon_dp_max_delta,
+							 1e-5, 0.0, 1.0,
+							 PGC_SUSET, 0,
+							 check_delta, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.default_budget_epsilon",
+							 "Total epsilon of an anonymized role that has no budget of its own.",
+							 "anon_dp_set_budget() gives a role its own budget; superusers only.",
+							 &anon_dp_default_budget_epsilon,
+							 10.0, 0.0, DP_EPSILON_MAX,
+							 PGC_SUSET, 0,
+							 check_budget_epsilon, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.default_budget_delta",
+							 "Total delta of an anonymized role that has no budget of its own.",
+							 "anon_dp_set_budget() gives a role its own budget; superusers only.",
+							 &anon_dp_default_budget_delta,
+							 1e-4, 0.0, 1.0,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("anon_dp");
 }

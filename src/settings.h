@@ -33,6 +33,12 @@ extern int	anon_dp_max_rows_contributed;
 extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
 extern char *anon_dp_label_admin_role;	/* superuser only */
 
+/* the data owner's limits on anonymized roles (superuser only, doc/budget.md) */
+extern double anon_dp_max_epsilon;	/* per anonymization query */
+extern double anon_dp_max_delta;
+extern double anon_dp_default_budget_epsilon;	/* a role without a budget */
+extern double anon_dp_default_budget_delta;
+
 extern void anon_dp_define_settings(void);
 
 #endif							/* ANON_DP_SETTINGS_H */

@@ -20,6 +20,24 @@
 #include "guard/roles.h"
 #include "settings.h"
 
+/* > 0 while anon_dp runs its own fixed SQL (anon_dp_run_internal) */
+static int	internal_depth = 0;
+
+void
+anon_dp_run_internal(void (*step) (void *), void *arg)
+{
+	internal_depth++;
+	PG_TRY();
+	{
+		step(arg);
+	}
+	PG_FINALLY();
+	{
+		internal_depth--;
+	}
+	PG_END_TRY();
+}
+
 bool
 anon_dp_session_is_anonymized(void)
 {
@@ -27,6 +45,8 @@ anon_dp_session_is_anonymized(void)
 	Oid			outer_user;
 	Oid			current_user;
 
+	if (internal_depth > 0)
+		return false;
 	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
 		return true;
 	/* outside a transaction the catalogs cannot be read; nothing runs there */
@@ -45,24 +65,46 @@ anon_dp_session_is_anonymized(void)
 	return false;
 }
 
-void
-anon_dp_check_label_admin(void)
+Oid
+anon_dp_budget_role(void)
+{
+	Oid			candidates[3];
+	int			i;
+
+	candidates[0] = GetSessionUserId();
+	candidates[1] = GetOuterUserId();
+	candidates[2] = GetUserId();
+	for (i = 0; i < 3; i++)
+		if (anon_dp_role_is_anonymized(candidates[i]))
+			return candidates[i];
+	return candidates[1];
+}
+
+bool
+anon_dp_is_label_admin(void)
 {
 	Oid			admin;
 
+	if (anon_dp_session_is_anonymized())
+		return false;
+	if (superuser())
+		return true;
+	if (anon_dp_label_admin_role == NULL || anon_dp_label_admin_role[0] == '\0')
+		return false;
+	admin = get_role_oid(anon_dp_label_admin_role, true);
+	return OidIsValid(admin) && has_privs_of_role(GetUserId(), admin);
+}
+
+void
+anon_dp_check_label_admin(void)
+{
+	if (anon_dp_is_label_admin())
+		return;
 	if (anon_dp_session_is_anonymized())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to change anon_dp labels: the session is anonymized"),
 				 errhint("Ask a superuser to change the label.")));
-	if (superuser())
-		return;
-	if (anon_dp_label_admin_role != NULL && anon_dp_label_admin_role[0] != '\0')
-	{
-		admin = get_role_oid(anon_dp_label_admin_role, true);
-		if (OidIsValid(admin) && has_privs_of_role(GetUserId(), admin))
-			return;
-	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("permission denied to change anon_dp labels"),

@@ -16,6 +16,29 @@
 extern bool anon_dp_session_is_anonymized(void);
 
 /*
+ * Runs step(arg) as anon_dp's own work: the statements it runs through SPI
+ * are not the session's, and the guard treats them as a full session's.
+ * Only for fixed SQL text of the extension over its own tables, with the
+ * search_path pinned (budget/ledger_store.c).
+ */
+extern void anon_dp_run_internal(void (*step) (void *), void *arg);
+
+/*
+ * The role whose privacy budget an anonymized session spends: the first of
+ * its session user, outer user (SET ROLE) and current user that is labelled
+ * 'anonymized'; for a session lowered by anon_dp.access_level, its outer
+ * user.
+ */
+extern Oid	anon_dp_budget_role(void);
+
+/*
+ * Whether the current user administers anon_dp (labels and budgets): a
+ * superuser, or a member of anon_dp.label_admin_role, in a session that is
+ * not anonymized.
+ */
+extern bool anon_dp_is_label_admin(void);
+
+/*
  * Refuses (ERROR) unless the current user may change anon_dp labels: a
  * superuser, or a member of anon_dp.label_admin_role, in a session that is
  * not anonymized.

@@ -1,0 +1,297 @@
+/*
+ * releases.c -- the releases of a started statement, and the watch that
+ * keeps each of them to one run (releases.h).
+ *
+ * Why a watch: the budget charges one run of every release before the
+ * statement runs, but an executor node can be run again inside one
+ * statement.  A nested loop rescans its inner side, a correlated subquery
+ * runs once per outer row, a changed parameter re-evaluates an InitPlan, and
+ * a rescanned hashed Agg finalizes its groups again, drawing fresh noise over
+ * the same data each time.  The plan shapes that do this by construction are
+ * refused before anything is charged; any other second run is caught by the
+ * watch.  It uses the node's instrumentation, which ExecReScan() ends on
+ * every rescan: a run in progress is "running", and a rescan clears it.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "catalog/pg_type.h"
+#include "executor/execdesc.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+
+#include "budget/releases.h"
+#include "catalog.h"
+
+/* where in the plan a node is, as far as running it twice is concerned */
+typedef struct release_walk
+{
+	List	   *releases;
+	List	   *per_row_roots;	/* PlanStates of subplans run per outer row */
+	bool		per_row;		/* inside one of them, or below Memoize */
+	bool		in_workers;		/* below Gather / Gather Merge */
+	bool		rescanned;		/* inner side of a nested loop, not materialized */
+	PlanState  *parent;			/* of the children being walked */
+	List	   *cte_plans;		/* WITH queries' plans already walked */
+	const char *refused;		/* why the plan is refused, or NULL */
+} release_walk;
+
+static double
+const_double(Expr *expr)
+{
+	Const	   *c;
+
+	while (IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	if (!IsA(expr, Const) || ((Const *) expr)->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a privacy parameter of an anonymization query is not a constant")));
+	c = (Const *) expr;
+	switch (c->consttype)
+	{
+		case FLOAT8OID:
+			return DatumGetFloat8(c->constvalue);
+		case INT4OID:
+			return (double) DatumGetInt32(c->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(c->constvalue);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("a privacy parameter of an anonymization query has type %u", c->consttype)));
+	pg_unreachable();
+}
+
+static Expr *
+aggref_argument(Aggref *aggref, int argno)
+{
+	if (argno < 0 || argno >= list_length(aggref->args))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("anon_dp: a release call lacks its privacy parameters")));
+	return ((TargetEntry *) list_nth(aggref->args, argno))->expr;
+}
+
+/* the noise-drawing calls of an expression: sum of epsilon, tau's parameters */
+typedef struct release_calls
+{
+	int			calls;
+	double		epsilon;
+	double		delta;
+	int64		max_groups;
+	bool		split;			/* a call finalizes partial states */
+} release_calls;
+
+static bool
+release_calls_walker(Node *node, release_calls *calls)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+		int			epsilon_arg = anon_dp_release_epsilon_arg(aggref->aggfnoid);
+
+		if (epsilon_arg < 0)
+			return false;
+		calls->calls++;
+		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+		{
+			calls->split = true;
+			return false;
+		}
+		calls->epsilon += const_double(aggref_argument(aggref, epsilon_arg));
+		if (anon_dp_is_partition_count(aggref->aggfnoid))
+		{
+			calls->delta = const_double(aggref_argument(aggref, 1));
+			calls->max_groups = (int64) const_double(aggref_argument(aggref, 2));
+		}
+		return false;
+	}
+	if (IsA(node, WindowFunc) &&
+		anon_dp_release_epsilon_arg(((WindowFunc *) node)->winfnoid) >= 0)
+	{
+		calls->calls++;
+		calls->split = true;	/* never emitted by the anonymizer */
+		return false;
+	}
+	return expression_tree_walker(node, release_calls_walker, calls);
+}
+
+static void
+note_release(PlanState *ps, release_walk *walk)
+{
+	release_calls calls = {0, 0.0, 0.0, 0, false};
+	release    *r;
+
+	release_calls_walker((Node *) ps->plan->targetlist, &calls);
+	release_calls_walker((Node *) ps->plan->qual, &calls);
+	if (calls.calls == 0)
+		return;
+	if (calls.split || !IsA(ps, AggState) ||
+		DO_AGGSPLIT_SKIPFINAL(((Agg *) ps->plan)->aggsplit))
+		walk->refused = "its noise would be drawn outside one aggregation step";
+	else if (walk->in_workers)
+		walk->refused = "it would run in several parallel workers";
+	else if (walk->per_row)
+		walk->refused = "it would run once per row of an outer query";
+	else if (walk->rescanned)
+		walk->refused = "it would run once per row of the outer side of a nested loop (SET enable_material = on)";
+	if (walk->refused != NULL)
+		return;
+	r = palloc0(sizeof(release));
+	r->node = ps;
+	r->max_groups = calls.max_groups > 0 ? calls.max_groups : 1;
+	r->epsilon = (double) r->max_groups * calls.epsilon;
+	r->delta = calls.delta;
+	walk->releases = lappend(walk->releases, r);
+}
+
+static bool find_releases(PlanState *ps, release_walk *walk);
+
+/* walk one node's subtree with the flags it is in */
+static void
+walk_below(PlanState *ps, release_walk *walk, bool per_row, bool in_workers, bool rescanned)
+{
+	release_walk saved = *walk;
+
+	walk->per_row = per_row;
+	walk->in_workers = in_workers;
+	walk->rescanned = rescanned;
+	find_releases(ps, walk);
+	walk->per_row = saved.per_row;
+	walk->in_workers = saved.in_workers;
+	walk->rescanned = saved.rescanned;
+	walk->parent = saved.parent;
+}
+
+/*
+ * A child of walk->parent: its outer or inner plan, another child, an
+ * InitPlan or a SubPlan.  A SubPlan in an expression runs per row of its
+ * node; the child of Memoize once per distinct parameter; the child of
+ * Gather in every participant; the inner side of a nested loop once per
+ * outer row, unless Material or Sort keeps its rows.
+ */
+static bool
+child_walker(PlanState *child, void *arg)
+{
+	release_walk *walk = (release_walk *) arg;
+	PlanState  *parent = walk->parent;
+	bool		outer = child == outerPlanState(parent);
+	bool		keeps_rows = IsA(parent, MaterialState) || IsA(parent, SortState);
+
+	walk_below(child, walk,
+			   walk->per_row || list_member_ptr(walk->per_row_roots, child) ||
+			   (outer && IsA(parent, MemoizeState)),
+			   walk->in_workers ||
+			   (outer && (IsA(parent, GatherState) || IsA(parent, GatherMergeState))),
+			   (walk->rescanned && !keeps_rows) ||
+			   (IsA(parent, NestLoopState) && child == innerPlanState(parent)));
+	return false;
+}
+
+static bool
+find_releases(PlanState *ps, release_walk *walk)
+{
+	ListCell   *lc;
+
+	if (ps == NULL)
+		return false;
+	check_stack_depth();
+	note_release(ps, walk);
+	foreach(lc, ps->subPlan)
+		walk->per_row_roots = lappend(walk->per_row_roots,
+									  ((SubPlanState *) lfirst(lc))->planstate);
+	/* a WITH query's plan: once, where its first reader is */
+	if (IsA(ps, CteScanState) && !list_member_ptr(walk->cte_plans,
+												   ((CteScanState *) ps)->cteplanstate))
+	{
+		PlanState  *cte = ((CteScanState *) ps)->cteplanstate;
+
+		walk->cte_plans = lappend(walk->cte_plans, cte);
+		walk_below(cte, walk, walk->per_row, walk->in_workers, walk->rescanned);
+	}
+	walk->parent = ps;
+	planstate_tree_walker(ps, child_walker, walk);
+	return false;
+}
+
+List *
+statement_releases(QueryDesc *queryDesc, const char **refused)
+{
+	release_walk walk = {0};
+
+	find_releases(queryDesc->planstate, &walk);
+	*refused = walk.refused;
+	return walk.releases;
+}
+
+void
+refuse_release_plan(const char *refused)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("an anonymization query of this statement cannot run: %s", refused),
+			 errdetail("Each run of an anonymization query is a release with fresh noise, charged to the privacy budget; a statement runs each of its anonymization queries once."),
+			 errhint("Run the anonymization query once, in FROM or WITH of the statement, without references to columns of an outer query.")));
+}
+
+/* ---- the watch ---- */
+
+typedef struct release_watch
+{
+	Instrumentation instrument; /* first: the node's instrument points here */
+	ExecProcNodeMtd run;		/* the node's own ExecProcNode */
+	bool		instrumented;	/* EXPLAIN ANALYZE or auto_explain was there */
+	int			runs;
+} release_watch;
+
+static TupleTableSlot *
+watched_release(PlanState *ps)
+{
+	release_watch *watch = (release_watch *) ps->instrument;
+	TupleTableSlot *slot;
+
+	if (!watch->instrument.running)
+	{
+		/* a first run, or a run after a rescan ended the previous one */
+		if (watch->runs > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("an anonymization query cannot run twice within one statement"),
+					 errdetail("A second run would release fresh noise that the privacy budget did not pay for."),
+					 errhint("Run the anonymization query once, in FROM or WITH of the statement.")));
+		watch->runs++;
+		watch->instrument.running = true;
+	}
+	if (!watch->instrumented)
+		return watch->run(ps);
+	InstrStartNode(&watch->instrument);
+	slot = watch->run(ps);
+	InstrStopNode(&watch->instrument, TupIsNull(slot) ? 0.0 : 1.0);
+	return slot;
+}
+
+void
+watch_releases(List *releases)
+{
+	ListCell   *lc;
+
+	foreach(lc, releases)
+	{
+		PlanState  *ps = ((release *) lfirst(lc))->node;
+		release_watch *watch = palloc0(sizeof(release_watch));
+
+		if (ps->instrument != NULL)
+		{
+			watch->instrument = *ps->instrument;
+			watch->instrumented = true;
+		}
+		watch->run = ps->ExecProcNodeReal;
+		ps->instrument = &watch->instrument;
+		ps->ExecProcNode = watched_release;
+	}
+}
