@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "catalog/pg_type.h"
 #include "executor/execdesc.h"
@@ -21,6 +23,7 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/float.h"
 
 #include "budget/releases.h"
 #include "catalog.h"
@@ -38,6 +41,11 @@ typedef struct release_walk
 	const char *refused;		/* why the plan is refused, or NULL */
 } release_walk;
 
+/*
+ * A privacy parameter written into a release call, or NaN when it is not a
+ * constant (the release's own final function refuses it then, with a
+ * message naming the argument).
+ */
 static double
 const_double(Expr *expr)
 {
@@ -46,9 +54,7 @@ const_double(Expr *expr)
 	while (IsA(expr, RelabelType))
 		expr = ((RelabelType *) expr)->arg;
 	if (!IsA(expr, Const) || ((Const *) expr)->constisnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a privacy parameter of an anonymization query is not a constant")));
+		return get_float8_nan();
 	c = (Const *) expr;
 	switch (c->consttype)
 	{
@@ -59,10 +65,7 @@ const_double(Expr *expr)
 		case INT8OID:
 			return (double) DatumGetInt64(c->constvalue);
 	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("a privacy parameter of an anonymization query has type %u", c->consttype)));
-	pg_unreachable();
+	return get_float8_nan();
 }
 
 static Expr *
@@ -81,7 +84,7 @@ typedef struct release_calls
 	int			calls;
 	double		epsilon;
 	double		delta;
-	int64		max_groups;
+	double		max_groups;		/* 0 without a tau threshold */
 	bool		split;			/* a call finalizes partial states */
 } release_calls;
 
@@ -107,7 +110,7 @@ release_calls_walker(Node *node, release_calls *calls)
 		if (anon_dp_is_partition_count(aggref->aggfnoid))
 		{
 			calls->delta = const_double(aggref_argument(aggref, 1));
-			calls->max_groups = (int64) const_double(aggref_argument(aggref, 2));
+			calls->max_groups = const_double(aggref_argument(aggref, 2));
 		}
 		return false;
 	}
@@ -124,7 +127,7 @@ release_calls_walker(Node *node, release_calls *calls)
 static void
 note_release(PlanState *ps, release_walk *walk)
 {
-	release_calls calls = {0, 0.0, 0.0, 0, false};
+	release_calls calls = {0, 0.0, 0.0, 0.0, false};
 	release    *r;
 
 	release_calls_walker((Node *) ps->plan->targetlist, &calls);
@@ -134,6 +137,8 @@ note_release(PlanState *ps, release_walk *walk)
 	if (calls.split || !IsA(ps, AggState) ||
 		DO_AGGSPLIT_SKIPFINAL(((Agg *) ps->plan)->aggsplit))
 		walk->refused = "its noise would be drawn outside one aggregation step";
+	else if (isnan(calls.epsilon) || isnan(calls.delta) || isnan(calls.max_groups))
+		walk->refused = "its privacy parameters are not constants";
 	else if (walk->in_workers)
 		walk->refused = "it would run in several parallel workers";
 	else if (walk->per_row)
@@ -144,7 +149,7 @@ note_release(PlanState *ps, release_walk *walk)
 		return;
 	r = palloc0(sizeof(release));
 	r->node = ps;
-	r->max_groups = calls.max_groups > 0 ? calls.max_groups : 1;
+	r->max_groups = calls.max_groups >= 1.0 ? (int64) calls.max_groups : 1;
 	r->epsilon = (double) r->max_groups * calls.epsilon;
 	r->delta = calls.delta;
 	walk->releases = lappend(walk->releases, r);

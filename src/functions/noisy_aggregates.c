@@ -56,6 +56,23 @@ aggregate_context(FunctionCallInfo fcinfo, const char *function)
  * references down the plan tree to the partial Aggref, whose arguments are
  * those the query wrote.
  */
+/*
+ * The node an OUTER_VAR of a node's targetlist refers to: its outer plan,
+ * or for Append and MergeAppend (partitionwise aggregation: one partial
+ * aggregate per partition, the same call in each) their first child.
+ */
+static PlanState *
+referenced_child(PlanState *planstate)
+{
+	if (IsA(planstate, AppendState))
+		return ((AppendState *) planstate)->as_nplans > 0 ?
+			((AppendState *) planstate)->appendplans[0] : NULL;
+	if (IsA(planstate, MergeAppendState))
+		return ((MergeAppendState *) planstate)->ms_nplans > 0 ?
+			((MergeAppendState *) planstate)->mergeplans[0] : NULL;
+	return outerPlanState(planstate);
+}
+
 static Aggref *
 partial_aggref(FunctionCallInfo fcinfo, Expr *expr)
 {
@@ -69,12 +86,12 @@ partial_aggref(FunctionCallInfo fcinfo, Expr *expr)
 		if (IsA(expr, Aggref))
 			return (Aggref *) expr;
 		if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR &&
-			planstate != NULL && outerPlanState(planstate) != NULL)
+			planstate != NULL && referenced_child(planstate) != NULL)
 		{
 			Plan	   *outer;
 			AttrNumber	attno = ((Var *) expr)->varattno;
 
-			planstate = outerPlanState(planstate);
+			planstate = referenced_child(planstate);
 			outer = planstate->plan;
 			if (attno < 1 || attno > list_length(outer->targetlist))
 				break;
@@ -106,8 +123,8 @@ call_arguments(FunctionCallInfo fcinfo, const char *function)
 		if (partial == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s cannot find its arguments in this parallel plan", function),
-					 errhint("SET max_parallel_workers_per_gather = 0 for this query.")));
+					 errmsg("%s cannot find its arguments in this plan", function),
+					 errhint("SET enable_partitionwise_aggregate = off for this query.")));
 		aggref = partial;
 	}
 	return aggref->args;

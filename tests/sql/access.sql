@@ -83,6 +83,9 @@ SECURITY LABEL FOR anon_dp ON ROLE acc_super IS 'anonymized';
 SECURITY LABEL FOR anon_dp ON ROLE acc_replicator IS 'anonymized';
 -- label_function_invalid_value
 SECURITY LABEL FOR anon_dp ON FUNCTION acc_double(float8) IS 'safe';
+-- the data owner's limits (doc/budget.md), wide enough for the queries below
+SET anon_dp.max_epsilon = 1000;
+SELECT anon_dp_set_budget('acc_analyst', 1000000, 1);
 
 -- ==== who may change labels ====
 -- label_change_by_createrole_refused: CREATEROLE passes PostgreSQL's own check

@@ -82,7 +82,8 @@ FROM (SELECT g, (SELECT dp_sum(f8, 0, 100, 1.0, 1) FROM contrib WHERE uid < -g) 
 SELECT count(DISTINCT s) = 100 AS independent_noise
 FROM (SELECT i4, dp_sum(f8, 0, 1000, 1.0, 1) AS s FROM contrib GROUP BY i4) x;
 
--- parallel plans (partial aggregation, serialize, combine) give the same accuracy
+-- parallel plans: the scan runs in workers, the aggregates (PARALLEL
+-- RESTRICTED: each release runs once) in the leader, with the same accuracy
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
@@ -111,6 +112,33 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+SELECT DISTINCT proparallel FROM pg_proc
+WHERE prokind = 'a' AND proname IN ('dp_count', 'dp_sum', 'dp_sum_bigint', 'dp_avg', 'dp_var',
+                                    'dp_stddev', 'dp_ntile', 'dp_partition_count');
+
+-- partial aggregation and combine: partitionwise aggregation over partitions
+CREATE TABLE contrib_parts (uid int, i4 int, f8 float8) PARTITION BY RANGE (uid);
+CREATE TABLE contrib_parts_1 PARTITION OF contrib_parts FOR VALUES FROM (MINVALUE) TO (50000);
+CREATE TABLE contrib_parts_2 PARTITION OF contrib_parts FOR VALUES FROM (50000) TO (MAXVALUE);
+INSERT INTO contrib_parts SELECT uid, i4, f8 FROM contrib;
+ANALYZE contrib_parts;
+SET enable_partitionwise_aggregate = on;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF)
+SELECT i4, dp_sum(f8, 0, 100, 1.0, 1), dp_avg(f8, 0, 100, 1.0, 1),
+       dp_var(f8, 0, 100, 1.0, 1), dp_ntile(f8, 0.5, 0, 100, 1.0, 1)
+FROM contrib_parts GROUP BY i4;
+SELECT count(*) = 100 AS combined_sum_ok,
+       bool_and(abs(a - i4) < 1) AS combined_avg_ok,
+       bool_and(abs(m - i4) < 2) AS combined_median_ok,
+       bool_and(p > 900) AS combined_partition_count_ok
+FROM (SELECT i4, dp_sum(f8, 0, 100, 1.0, 1) s, dp_avg(f8, 0, 100, 1.0, 1) a,
+             dp_ntile(f8, 0.5, 0, 100, 1.0, 1) m, dp_partition_count(1.0, 1e-5, 1) p
+      FROM contrib_parts GROUP BY i4) x
+WHERE abs(s - 1000 * i4) < 2500;
+RESET enable_partitionwise_aggregate;
+RESET max_parallel_workers_per_gather;
+DROP TABLE contrib_parts;
 
 -- the aggregates are recorded as volatile (they draw noise)
 SELECT DISTINCT provolatile FROM pg_proc

@@ -17,6 +17,9 @@ CREATE TABLE att_report (x text);
 SECURITY LABEL FOR anon_dp ON TABLE att_report IS 'public';
 CREATE ROLE att_analyst;
 SECURITY LABEL FOR anon_dp ON ROLE att_analyst IS 'anonymized';
+-- the data owner's limits (doc/budget.md), wide enough for the attacks below
+SET anon_dp.max_epsilon = 1000;
+SELECT anon_dp_set_budget('att_analyst', 1000000, 1);
 GRANT SELECT, INSERT ON att_report TO att_analyst;
 CREATE SCHEMA att_own;
 GRANT USAGE, CREATE ON SCHEMA att_own TO att_analyst;
