@@ -185,7 +185,7 @@ change_body(void *arg)
 				1, types, values, SPI_OK_SELECT);
 		values[1] = Float8GetDatum(result_double(1));
 		values[2] = Float8GetDatum(result_double(2));
-		execute(psprintf("UPDATE %s SET spent_epsilon = 0, spent_delta = 0, "
+		execute(psprintf("UPDATE %s SET spent_epsilon = 0, spent_delta = 0, releases = 0, "
 						 "changed = clock_timestamp() WHERE role = $1", budgets),
 				1, types, values, SPI_OK_UPDATE);
 	}

@@ -57,12 +57,12 @@ budget_amount(FunctionCallInfo fcinfo, int argno, const char *name, double max)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s of anon_dp_set_budget must not be NULL", name),
-				 errhint("Write a number between 0 and %g.", max)));
+				 errhint("Write a number between 0 and %.15g.", max)));
 	value = PG_GETARG_FLOAT8(argno);
 	if (!(value >= 0.0 && value <= max))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of anon_dp_set_budget must lie between 0 and %g, not %g", name, max, value),
+				 errmsg("%s of anon_dp_set_budget must lie between 0 and %.15g, not %g", name, max, value),
 				 errhint("A budget is the total %s an anonymized role may spend in this database.", name)));
 	return value;
 }
