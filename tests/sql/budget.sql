@@ -66,7 +66,7 @@ SELECT abs(ANON_COUNT(*) - 3000) < 100 AS at_the_cap FROM bud_visits;
 RESET SESSION AUTHORIZATION;
 RESET anon_dp.max_epsilon;
 SELECT * FROM bud_spent('bud_analyst');
-SELECT * FROM bud_entries;
+SELECT role, epsilon, delta, releases, outcome, actor FROM bud_entries;
 
 -- ==== charges ====
 SELECT anon_dp_reset_budget('bud_analyst');
@@ -128,13 +128,19 @@ LEFT JOIN (SELECT day, ANON_COUNT(*) c FROM bud_visits GROUP BY day) a ON a.c > 
 RESET enable_material;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
--- once_scroll_cursor: charged at DECLARE; rewinding reads the same rows
-BEGIN;
-DECLARE bud_c SCROLL CURSOR FOR SELECT ANON_COUNT(*) AS n FROM bud_visits;
-FETCH bud_c;
-MOVE ABSOLUTE 0 IN bud_c;
-FETCH bud_c;
-COMMIT;
+-- once_scroll_cursor: charged when opened; rewinding reads the same rows
+DO $$
+DECLARE
+  c refcursor;
+  first bigint;
+  again bigint;
+BEGIN
+  OPEN c SCROLL FOR SELECT ANON_COUNT(*) FROM bud_visits;
+  FETCH c INTO first;
+  MOVE ABSOLUTE 0 FROM c;
+  FETCH c INTO again;
+  RAISE NOTICE 'the same row after the rewind: %', first = again;
+END $$;
 -- once_plpgsql_loop: each execution is charged
 DO $$
 BEGIN
