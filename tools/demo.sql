@@ -139,6 +139,36 @@ SELECT count(*) FROM access_logs WHERE uid = 424242;
 SELECT most_common_vals FROM pg_stats WHERE tablename = 'access_logs';
 \set ON_ERROR_STOP on
 RESET SESSION AUTHORIZATION;
+
+\echo
+\echo '=== A privacy budget that runs out (doc/budget.md) ==='
+\echo 'The analyst has spent epsilon 1 above.  The data owner gives it a total epsilon of'
+\echo '2.5 in this database and puts its spending back to zero:'
+\echo '  SELECT anon_dp_set_budget(''demo_analyst'', 2.5, 1e-4), anon_dp_reset_budget(''demo_analyst'');'
+SELECT anon_dp_set_budget('demo_analyst', 2.5, 1e-4), anon_dp_reset_budget('demo_analyst');
+SET SESSION AUTHORIZATION demo_analyst;
+\echo 'Each anonymization query is charged its epsilon before it runs; ROLLBACK gives nothing back:'
+SELECT ANON_COUNT(*) AS users FROM access_logs;
+BEGIN;
+SELECT ANON_COUNT(*) AS users FROM access_logs;
+ROLLBACK;
+SELECT role, budget_epsilon, spent_epsilon, remaining_epsilon, releases FROM anon_dp_budget;
+\echo 'A query above the per-query cap anon_dp.max_epsilon (1 by default) is refused,'
+\echo 'and so is one the remaining budget cannot pay:'
+\set ON_ERROR_STOP off
+SET anon_dp.epsilon = 5;
+SELECT ANON_COUNT(*) AS users FROM access_logs;
+RESET anon_dp.epsilon;
+SELECT ANON_COUNT(*) AS users FROM access_logs;
+\set ON_ERROR_STOP on
+\echo 'A smaller epsilon still fits (with more noise):'
+SET anon_dp.epsilon = 0.5;
+SELECT ANON_COUNT(*) AS users FROM access_logs;
+RESET SESSION AUTHORIZATION;
+\echo 'The ledger, for the data owner:'
+SELECT at::time(0) AS at, role, epsilon, delta, outcome, left(statement, 40) AS statement
+FROM anon_dp_ledger WHERE role = 'demo_analyst'::regrole ORDER BY entry;
+DELETE FROM anon_dp_budgets WHERE role = 'demo_analyst'::regrole;
 DROP OWNED BY demo_analyst;
 DROP ROLE demo_analyst;
 DROP TABLE access_logs;

@@ -1041,6 +1041,59 @@ check_cannot_lift_level(PGconn *conn, char *why)
 		still_usable(conn, "attempts to lift the level", why);
 }
 
+/* what the analyst's budget has spent so far, from the anon_dp_budget view */
+static bool
+spent_epsilon(PGconn *conn, double *spent, char *why)
+{
+	char		value[64];
+
+	if (!single_value(conn, "SELECT spent_epsilon FROM anon_dp_budget", value, sizeof(value), why))
+		return false;
+	*spent = strtod(value, NULL);
+	return true;
+}
+
+static bool
+execute_prepared(PGconn *conn, const char *name, char *why)
+{
+	PGresult   *res = PQexecPrepared(conn, name, 0, NULL, NULL, NULL, 0);
+	bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		failf(why, "PQexecPrepared %s: %s", name, error_text(conn, res));
+	PQclear(res);
+	return ok;
+}
+
+/*
+ * A driver's server-side prepared statement (pgjdbc prepareThreshold=5,
+ * psycopg 3 after 5 executions): after SET anon_dp.epsilon it runs, and is
+ * charged, with the new epsilon.
+ */
+static bool
+check_prepared_follows_settings(PGconn *conn, char *why)
+{
+	PGresult   *res = PQprepare(conn, "anon_driver", "SELECT ANON_COUNT(*) FROM visits", 0, NULL);
+	double		before;
+	double		after;
+	bool		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	int			i;
+
+	if (!ok)
+		failf(why, "PQprepare: %s", error_text(conn, res));
+	PQclear(res);
+	for (i = 0; ok && i < 6; i++)
+		ok = execute_prepared(conn, "anon_driver", why);
+	ok = ok && command(conn, "SET anon_dp.epsilon = 0.25", why) &&
+		spent_epsilon(conn, &before, why) &&
+		execute_prepared(conn, "anon_driver", why) &&
+		spent_epsilon(conn, &after, why);
+	if (ok && fabs((after - before) - 0.25) > 1e-9)
+		ok = failf(why, "charged %g after SET anon_dp.epsilon = 0.25", after - before);
+	ok = cleanup(conn, "RESET anon_dp.epsilon", ok, why);
+	return cleanup(conn, "DEALLOCATE anon_driver", ok, why);
+}
+
 /* ---- driver ---- */
 
 typedef struct client_check
@@ -1056,6 +1109,7 @@ static const client_check checks[] = {
 	{"extended protocol unnamed statement PQexecParams", check_extended_unnamed},
 	{"extended protocol single-row mode", check_single_row_mode},
 	{"SQL PREPARE/EXECUTE/DEALLOCATE", check_sql_prepare},
+	{"PQprepare'd statement runs and is charged with the epsilon SET after it", check_prepared_follows_settings},
 	{"cursor DECLARE/FETCH/CLOSE in a transaction", check_cursor},
 	{"cursor WITH HOLD used after COMMIT", check_cursor_with_hold},
 	{"EXPLAIN (COSTS OFF)", check_explain_costs_off},

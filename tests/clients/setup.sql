@@ -44,3 +44,6 @@ ANALYZE visits, browsers;
 CREATE ROLE :"analyst" LOGIN;
 GRANT SELECT ON browsers TO :"analyst";   -- public only: anon_dp lends the private inputs
 SECURITY LABEL FOR anon_dp ON ROLE :"analyst" IS 'anonymized';
+-- the data owner's limits (doc/budget.md): the checks use epsilon up to 2
+ALTER ROLE :"analyst" SET anon_dp.max_epsilon = 2;
+SELECT anon_dp_set_budget(:'analyst', 1000, 1);
