@@ -796,14 +796,17 @@ check_information_schema_tables(PGconn *conn, char *why)
 		return false;
 	/*
 	 * information_schema lists the relations the role holds a privilege on:
-	 * the public table, not the private one (anon_dp lends it to
-	 * anonymization queries only; pg_class lists it, check_describe_table)
+	 * the extension's budget view and the public table, not the private one
+	 * (anon_dp lends it to anonymization queries only; pg_class lists it,
+	 * check_describe_table) nor the ledger's tables
 	 */
-	ok = PQntuples(res) == 1 &&
-		strcmp(PQgetvalue(res, 0, 1), "browsers") == 0 &&
-		strcmp(PQgetvalue(res, 0, 2), "BASE TABLE") == 0;
+	ok = PQntuples(res) == 2 &&
+		strcmp(PQgetvalue(res, 0, 1), "anon_dp_budget") == 0 &&
+		strcmp(PQgetvalue(res, 0, 2), "VIEW") == 0 &&
+		strcmp(PQgetvalue(res, 1, 1), "browsers") == 0 &&
+		strcmp(PQgetvalue(res, 1, 2), "BASE TABLE") == 0;
 	if (!ok)
-		failf(why, "information_schema.tables: expected browsers only, got %d rows (first %s)",
+		failf(why, "information_schema.tables: expected anon_dp_budget and browsers, got %d rows (first %s)",
 			  PQntuples(res), PQntuples(res) > 0 ? PQgetvalue(res, 0, 1) : "none");
 	PQclear(res);
 	return ok;
