@@ -17,7 +17,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
+GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
