@@ -107,6 +107,7 @@ check_column_label(Oid relid, AttrNumber attnum, const char *label)
 				 errmsg("column \"%s.%s\" of type %s cannot be a privacy unit",
 						relname, column, format_type_be(type)),
 				 errhint("A privacy unit column must be smallint, integer, bigint, text, varchar or uuid.")));
+	check_tree_label_closing(relid, attnum, label);
 	relation_own_labels(relid, &is_public, &unit);
 	if (unit != InvalidAttrNumber && unit != attnum)
 		ereport(ERROR,
@@ -138,12 +139,18 @@ check_relabel(const ObjectAddress *object, const char *label)
 			check_function_label(object->objectId, label);
 			return;
 		case RelationRelationId:
-			if (label != NULL && object->objectSubId == 0)
+			if (label == NULL)
+			{
+				/* removing 'public' closes the table (and its tree) to analysts */
+				check_tree_label_closing(object->objectId, object->objectSubId, NULL);
+				return;
+			}
+			if (object->objectSubId == 0)
 				check_table_label(object->objectId, label);
-			else if (label != NULL)
+			else
 				check_column_label(object->objectId, object->objectSubId, label);
-			/* one label for the whole tree; what it closes to analysts */
-			check_tree_label_change(object->objectId, object->objectSubId, label);
+			/* one label for the whole inheritance tree */
+			check_tree_label_conflict(object->objectId, object->objectSubId, label);
 			return;
 		default:
 			ereport(ERROR,

@@ -137,23 +137,32 @@ refuse_label(label_tree *tree, Oid relid, AttrNumber attnum, Oid first, Oid seco
 }
 
 void
-check_tree_label_change(Oid relid, AttrNumber attnum, const char *label)
+check_tree_label_closing(Oid relid, AttrNumber attnum, const char *label)
 {
 	label_tree *tree;
 	List	   *members;
 	tree_label *before;
-	Oid			first;
-	Oid			second;
 
 	lock_label_trees();
 	tree = label_tree_read(relid);
 	members = label_tree_members(tree);
 	before = labels_of(tree, members);
 	label_tree_relabel(tree, relid, attnum, label);
-	/* removing a label never makes labels disagree, and may untangle a tree */
-	if (label != NULL && label_tree_conflict(tree, relid, &first, &second))
-		refuse_label(tree, relid, attnum, first, second);
 	check_closing(tree, members, before);
+}
+
+void
+check_tree_label_conflict(Oid relid, AttrNumber attnum, const char *label)
+{
+	label_tree *tree;
+	Oid			first;
+	Oid			second;
+
+	lock_label_trees();
+	tree = label_tree_read(relid);
+	label_tree_relabel(tree, relid, attnum, label);
+	if (label_tree_conflict(tree, relid, &first, &second))
+		refuse_label(tree, relid, attnum, first, second);
 }
 
 /* ---- CREATE TABLE ... INHERITS / PARTITION OF, ALTER TABLE ---- */
@@ -170,17 +179,14 @@ refuse_join(label_tree *tree, Oid child, const char *action)
 {
 	Oid			first;
 	Oid			second;
-	Oid			other;
 
 	if (!label_tree_conflict(tree, child, &first, &second))
 		return;
-	other = second;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 			 errmsg("cannot %s: the anon_dp labels of their inheritance trees differ", action),
 			 errdetail("%s %s", conflict_text(tree, first, second), TREE_DETAIL),
-			 errhint("Give the tables the same label first, or remove the label of \"%s\": %s.",
-					 get_rel_name(other), removal_statement(tree, other))));
+			 errhint("Label the tables of both trees alike first (all public, or the privacy unit on columns of one name), or keep them in separate trees.")));
 }
 
 /*

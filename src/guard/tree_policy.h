@@ -15,9 +15,12 @@
 
 /*
  * Before SECURITY LABEL on a table (attnum 0: 'public') or on one of its
- * columns ('privacy_unit'); label NULL removes it.
+ * columns ('privacy_unit'; label NULL removes it): ERROR if it would close a
+ * table of the tree to analysts while an anonymized role holds a privilege
+ * on it; ERROR if it would make two labels of the tree disagree.
  */
-extern void check_tree_label_change(Oid relid, AttrNumber attnum, const char *label);
+extern void check_tree_label_closing(Oid relid, AttrNumber attnum, const char *label);
+extern void check_tree_label_conflict(Oid relid, AttrNumber attnum, const char *label);
 
 /* CREATE [FOREIGN] TABLE and ALTER TABLE statements, before they run. */
 extern void guard_inheritance_statement(Node *statement);
