@@ -383,19 +383,67 @@ labelled_from_above(label_tree *tree, tree_member *member)
 	return false;
 }
 
+/* whether ancestor is a proper ancestor of member in the tree */
+static bool
+descends_from(label_tree *tree, tree_member *member, Oid ancestor)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	foreach(lc, member->parents)
+	{
+		tree_member *parent = find_member(tree, lfirst_oid(lc));
+
+		if (lfirst_oid(lc) == ancestor ||
+			(parent != NULL && descends_from(tree, parent, ancestor)))
+			return true;
+	}
+	return false;
+}
+
+/* whether a descendant of member has a label, its own or from one of its other ancestors */
+static bool
+has_labelled_descendant(label_tree *tree, tree_member *member)
+{
+	ListCell   *lc;
+
+	foreach(lc, tree->members)
+	{
+		tree_member *other = (tree_member *) lfirst(lc);
+
+		if (other != member && other->component == member->component &&
+			labelled_from_above(tree, other) && descends_from(tree, other, member->relid))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A member labelled itself or by an ancestor has the tree's label.  One
+ * without either is classified by its descendants: private when one of
+ * them is (its own rows are then read as private rows, which fails
+ * closed), unlabelled otherwise -- public descendants do not make its own
+ * rows public.
+ */
 tree_label
 label_tree_label_of(label_tree *tree, Oid relid)
 {
-	Oid			first;
+	Oid			first = InvalidOid;
 	Oid			second;
 	tree_member *member = find_member(tree, relid);
+	tree_label	agreed;
 
 	if (label_tree_conflict(tree, relid, &first, &second))
 		return TREE_LABEL_MIXED;
-	if (!labelled_from_above(tree, member))
-		return TREE_LABEL_NONE;
+	if (!OidIsValid(first))
+		return TREE_LABEL_NONE;		/* no member of the tree has a label */
 	/* no conflict: every member with a label of its own has first's */
-	return find_member(tree, first)->is_public ? TREE_LABEL_PUBLIC : TREE_LABEL_PRIVATE;
+	agreed = find_member(tree, first)->is_public ? TREE_LABEL_PUBLIC : TREE_LABEL_PRIVATE;
+	if (labelled_from_above(tree, member))
+		return agreed;
+	if (agreed == TREE_LABEL_PRIVATE && has_labelled_descendant(tree, member))
+		return TREE_LABEL_PRIVATE;
+	return TREE_LABEL_NONE;
 }
 
 void
@@ -444,7 +492,10 @@ relation_label(Oid relid, AttrNumber *unit)
 	*unit = InvalidAttrNumber;
 	if (label == TREE_LABEL_PRIVATE)
 	{
-		/* an inherited column cannot be dropped or renamed in a child alone */
+		/*
+		 * An inherited column cannot be dropped or renamed in a child alone;
+		 * a parent classified by its children may lack the column.
+		 */
 		*unit = get_attnum(relid, tree_unit_name(tree));
 		if (*unit == InvalidAttrNumber)
 			return TREE_LABEL_MIXED;
@@ -460,7 +511,7 @@ mixed_label_detail(Oid relid)
 	Oid			second;
 
 	if (!label_tree_conflict(tree, relid, &first, &second))
-		return psprintf("Table \"%s\" has no column \"%s\", the privacy unit of its ancestors.",
+		return psprintf("Table \"%s\" has no column \"%s\", the privacy unit of its inheritance tree.",
 						get_rel_name(relid), tree_unit_name(tree));
 	if (first == second)
 		return psprintf("Table \"%s\" is %s.", get_rel_name(first),

@@ -8,8 +8,11 @@
  * labels set on tables of one tree must agree: all 'public', or all the
  * privacy unit on columns of one name (an inherited column keeps its name).
  * A table without a label of its own takes the label of its labelled
- * ancestors -- a new partition of a private table is private -- and labels
- * never flow up: an unlabelled parent of labelled children stays unlabelled.
+ * ancestors -- a new partition of a private table is private.  A table
+ * without a label of its own or of an ancestor is classified by its
+ * descendants: private if one of them is (its own rows are then read as
+ * private rows), else unlabelled -- public children do not make a parent's
+ * own rows public.
  *
  * label_policy.c and tree_policy.c refuse every label and every ATTACH
  * PARTITION, INHERIT, PARTITION OF and INHERITS that would make the labels
@@ -35,10 +38,10 @@ typedef enum tree_label
 extern void relation_own_labels(Oid relid, bool *is_public, AttrNumber *unit);
 
 /*
- * The label of relid as reading it sees it: its own or its ancestors', and
- * TREE_LABEL_MIXED unless its descendants, and every table their labels
- * come from, agree.  With TREE_LABEL_PRIVATE, *unit is its privacy unit
- * column (else InvalidAttrNumber).
+ * The label of relid as reading it sees it: its own, its ancestors' or its
+ * descendants' (above), and TREE_LABEL_MIXED unless its descendants, and
+ * every table their labels come from, agree.  With TREE_LABEL_PRIVATE,
+ * *unit is its privacy unit column (else InvalidAttrNumber).
  */
 extern tree_label relation_label(Oid relid, AttrNumber *unit);
 

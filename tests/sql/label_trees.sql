@@ -2,8 +2,9 @@
 -- partition hierarchy (doc/rewriter.md §1, "Inheritance and partitions";
 -- src/guard/label_trees.c, tree_policy.c).  Every label order and every DDL
 -- path that would mix public and private tables, or two privacy units, in
--- one tree is refused; a table without a label takes its ancestors';
--- DETACH / NO INHERIT / DROP; a tree mixed behind anon_dp's back (catalog
+-- one tree is refused; a table without a label takes its ancestors', or
+-- else is private when a descendant is; DETACH / NO INHERIT / DROP;
+-- analysts' privileges and own tables; a tree mixed behind anon_dp's back (catalog
 -- edits, as if labelled while the library was not loaded) fails closed for
 -- the guard, the privileges and the anonymizer.
 CREATE EXTENSION IF NOT EXISTS anon_dp;
@@ -48,7 +49,8 @@ SECURITY LABEL FOR anon_dp ON TABLE lt_child IS NULL;
 -- private child first, then a public parent: refused
 SECURITY LABEL FOR anon_dp ON COLUMN lt_child.uid IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON TABLE lt_par IS 'public';
--- an unlabelled parent of a private child stays unlabelled (labels flow down)
+-- an unlabelled parent of a private child is private: reading it reads the
+-- child's rows (its own rows are read as private rows too)
 SELECT lt_label('lt_par') AS unlabelled_parent, lt_label('lt_child') AS child;
 -- another privacy unit in the same tree: refused, in either order
 SECURITY LABEL FOR anon_dp ON COLUMN lt_par.secret IS 'privacy_unit';
@@ -106,6 +108,12 @@ SELECT lt_label('lt_lone') AS child_of_public;
 ALTER TABLE lt_lone NO INHERIT lt_pub, NO INHERIT lt_pub2, INHERIT lt_par;
 SELECT lt_label('lt_lone') AS child_of_private;
 
+-- a parent classified by its private child must have the privacy unit column
+CREATE TABLE lt_bare (secret int);
+CREATE TABLE lt_bare_child (uid int) INHERITS (lt_bare);
+SECURITY LABEL FOR anon_dp ON COLUMN lt_bare_child.uid IS 'privacy_unit';
+SELECT lt_label('lt_bare') AS parent_without_unit_column, lt_label('lt_bare_child') AS child;
+
 -- ==== ATTACH PARTITION, multi-level hierarchies ====
 CREATE TABLE lt_attach_pub (uid int, region int, amount int);
 SECURITY LABEL FOR anon_dp ON TABLE lt_attach_pub IS 'public';
@@ -132,6 +140,14 @@ SELECT ANON_COUNT(*) AS users FROM lt_parted;
 SELECT ANON_COUNT(*) AS users FROM lt_mid;
 SELECT ANON_COUNT(*) AS users FROM lt_leaf_2;
 RESET anon_dp.epsilon;
+-- a partition whose columns are in another order: its own privacy unit column
+CREATE TABLE lt_reordered (amount int, region int, uid int);
+INSERT INTO lt_reordered SELECT 0, 4, i % 50 FROM generate_series(1, 200) i;
+ALTER TABLE lt_parted ATTACH PARTITION lt_reordered FOR VALUES IN (4);
+SET anon_dp.epsilon = 1e6;
+SELECT ANON_COUNT(*) AS users FROM lt_reordered;
+RESET anon_dp.epsilon;
+SELECT count(*) AS sampled, count(DISTINCT uid) AS units FROM lt_reordered TABLESAMPLE anon_reservoir(1);
 -- the row cap cannot sample a parent: each child would be capped on its own
 SET anon_dp.max_rows_contributed = 2;
 SELECT ANON_COUNT(*) FROM lt_par;
@@ -162,12 +178,21 @@ GRANT SELECT ON lt_pub_parted_1 TO lt_analyst;
 ALTER TABLE lt_pub_parted DETACH PARTITION lt_pub_parted_1;
 REVOKE SELECT ON lt_pub_parted_1 FROM lt_analyst;
 ALTER TABLE lt_pub_parted DETACH PARTITION lt_pub_parted_1;
--- attaching an unlabelled table an analyst owns to a private table closes it
+-- an analyst reads its own unlabelled tables: attaching one to a private
+-- table, or a private table below one, would close it (and show private rows
+-- through it), so it is refused
 GRANT CREATE ON SCHEMA public TO lt_analyst;
 SET SESSION AUTHORIZATION lt_analyst;
 CREATE TABLE lt_owned (uid int, region int, amount int);
+CREATE TABLE lt_owned_parent (uid int, secret int);
+CREATE TABLE lt_owned_parted (uid int, region int, amount int) PARTITION BY LIST (region);
 RESET SESSION AUTHORIZATION;
 ALTER TABLE lt_parted ATTACH PARTITION lt_owned FOR VALUES IN (7);
+ALTER TABLE lt_par_child2 INHERIT lt_owned_parent;
+ALTER TABLE lt_owned_parted ATTACH PARTITION lt_parted_1 FOR VALUES IN (1);
+CREATE TABLE lt_below_owned () INHERITS (lt_owned_parent);
+SECURITY LABEL FOR anon_dp ON COLUMN lt_below_owned.uid IS 'privacy_unit';
+DROP TABLE lt_below_owned;
 REVOKE CREATE ON SCHEMA public FROM lt_analyst;
 -- DROP of a child leaves a tree whose labels can change again
 CREATE TABLE lt_drop_par (uid int);
@@ -224,7 +249,7 @@ DROP VIEW lt_labels;
 DROP FUNCTION lt_label(regclass);
 DROP TABLE lt_par, lt_pub, lt_pub2, lt_pub_child, lt_parted, lt_parted_1, lt_lone_pub, lt_lone,
     lt_attach_pub, lt_leaf_pub, lt_pub_parted, lt_pub_parted_1, lt_drop_par,
-    lt_open, lt_open_child, lt_a CASCADE;
+    lt_open, lt_open_child, lt_a, lt_bare CASCADE;
 DROP SERVER lt_server CASCADE;
 DROP FOREIGN DATA WRAPPER lt_fdw;
 DROP OWNED BY lt_analyst;
