@@ -469,6 +469,17 @@ label_tree_own_label_text(label_tree *tree, Oid relid)
 	return pstrdup("unlabelled");
 }
 
+char *
+label_tree_conflict_text(label_tree *tree, Oid first, Oid second)
+{
+	if (first == second)
+		return psprintf("Table \"%s\" is %s.", get_rel_name(first),
+						label_tree_own_label_text(tree, first));
+	return psprintf("Table \"%s\" is %s and table \"%s\" is %s.",
+					get_rel_name(first), label_tree_own_label_text(tree, first),
+					get_rel_name(second), label_tree_own_label_text(tree, second));
+}
+
 /* the name of the privacy unit of the tree (no conflict, some member private) */
 static char *
 tree_unit_name(label_tree *tree)
@@ -513,12 +524,7 @@ mixed_label_detail(Oid relid)
 	if (!label_tree_conflict(tree, relid, &first, &second))
 		return psprintf("Table \"%s\" has no column \"%s\", the privacy unit of its inheritance tree.",
 						get_rel_name(relid), tree_unit_name(tree));
-	if (first == second)
-		return psprintf("Table \"%s\" is %s.", get_rel_name(first),
-						label_tree_own_label_text(tree, first));
-	return psprintf("Table \"%s\" is %s and table \"%s\" is %s.",
-					get_rel_name(first), label_tree_own_label_text(tree, first),
-					get_rel_name(second), label_tree_own_label_text(tree, second));
+	return label_tree_conflict_text(tree, first, second);
 }
 
 void

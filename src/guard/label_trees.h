@@ -86,6 +86,9 @@ extern void label_tree_own_labels(label_tree *tree, Oid relid, bool *is_public, 
 /* "public", "private (privacy unit "uid")", or "unlabelled": the member's own label. */
 extern char *label_tree_own_label_text(label_tree *tree, Oid relid);
 
+/* 'Table "a" is public and table "b" is private (privacy unit "uid").' */
+extern char *label_tree_conflict_text(label_tree *tree, Oid first, Oid second);
+
 /*
  * Serializes, until the end of the transaction, the statements that change
  * labels, inheritance or analysts' privileges, so that each one's checks

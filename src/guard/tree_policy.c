@@ -29,18 +29,6 @@ quoted_name(Oid relid)
 	return quote_identifier(get_rel_name(relid));
 }
 
-/* 'Table "a" is public and table "b" is private (privacy unit "uid").' */
-static char *
-conflict_text(label_tree *tree, Oid first, Oid second)
-{
-	if (first == second)
-		return psprintf("Table \"%s\" is %s.", get_rel_name(first),
-						label_tree_own_label_text(tree, first));
-	return psprintf("Table \"%s\" is %s and table \"%s\" is %s.",
-					get_rel_name(first), label_tree_own_label_text(tree, first),
-					get_rel_name(second), label_tree_own_label_text(tree, second));
-}
-
 /* the statement that removes the own label of a member */
 static char *
 removal_statement(label_tree *tree, Oid relid)
@@ -121,7 +109,7 @@ refuse_label(label_tree *tree, Oid relid, AttrNumber attnum, Oid first, Oid seco
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot label %s: its inheritance tree mixes anon_dp labels", what),
-				 errdetail("%s %s", conflict_text(tree, first, second), TREE_DETAIL),
+				 errdetail("%s %s", label_tree_conflict_text(tree, first, second), TREE_DETAIL),
 				 errhint("Give every table of the tree the same label first, for example: %s.",
 						 removal_statement(tree, second))));
 	alike = other == relid ? NULL : alike_statement(tree, other, relid);
@@ -185,7 +173,7 @@ refuse_join(label_tree *tree, Oid child, const char *action)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 			 errmsg("cannot %s: the anon_dp labels of their inheritance trees differ", action),
-			 errdetail("%s %s", conflict_text(tree, first, second), TREE_DETAIL),
+			 errdetail("%s %s", label_tree_conflict_text(tree, first, second), TREE_DETAIL),
 			 errhint("Label the tables of both trees alike first (all public, or the privacy unit on columns of one name), or keep them in separate trees.")));
 }
 
