@@ -94,6 +94,15 @@ SECURITY LABEL FOR anon_dp ON TABLE lt_parted_1 IS 'public';
 SECURITY LABEL FOR anon_dp ON COLUMN lt_parted_1.amount IS 'privacy_unit';
 -- labelled like its parent: accepted
 SECURITY LABEL FOR anon_dp ON COLUMN lt_parted_1.uid IS 'privacy_unit';
+-- a partition labelled first, then the partitioned table
+CREATE TABLE lt_p2 (uid int, region int) PARTITION BY LIST (region);
+CREATE TABLE lt_p2_1 PARTITION OF lt_p2 FOR VALUES IN (1);
+SECURITY LABEL FOR anon_dp ON TABLE lt_p2_1 IS 'public';
+-- a public partition does not make its partitioned table public
+SELECT lt_label('lt_p2') AS parent_of_public_partition;
+SECURITY LABEL FOR anon_dp ON COLUMN lt_p2.uid IS 'privacy_unit';
+SECURITY LABEL FOR anon_dp ON TABLE lt_p2 IS 'public';
+SELECT lt_label('lt_p2') AS parent, lt_label('lt_p2_1') AS partition;
 
 -- ==== ALTER TABLE ... INHERIT ====
 CREATE TABLE lt_lone_pub (uid int, secret int);
@@ -249,7 +258,7 @@ DROP VIEW lt_labels;
 DROP FUNCTION lt_label(regclass);
 DROP TABLE lt_par, lt_pub, lt_pub2, lt_pub_child, lt_parted, lt_parted_1, lt_lone_pub, lt_lone,
     lt_attach_pub, lt_leaf_pub, lt_pub_parted, lt_pub_parted_1, lt_drop_par,
-    lt_open, lt_open_child, lt_a, lt_bare CASCADE;
+    lt_open, lt_open_child, lt_a, lt_bare, lt_p2 CASCADE;
 DROP SERVER lt_server CASCADE;
 DROP FOREIGN DATA WRAPPER lt_fdw;
 DROP OWNED BY lt_analyst;
