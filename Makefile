@@ -17,7 +17,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
+GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
@@ -37,8 +37,8 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates attacks bounding budget clamping errors noise_scale pipeline public_api \
-	rewriter rewriter_cases rewriter_inputs threshold
+REGRESS = access aggregates attacks bounding budget clamping errors label_trees noise_scale null_units \
+	pipeline public_api rewriter rewriter_cases rewriter_inputs threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests
 CONTRIB_TESTDB = anon_dp_regression
 
@@ -50,7 +50,7 @@ include $(PGXS)
 src/dp/%.o: src/dp/%.c $(wildcard src/dp/*.h)
 	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -Wall -Wextra -Werror=implicit-function-declaration -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h)
+$(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h src/budget/*.h)
 
 .PHONY: unit
 unit:

@@ -15,7 +15,8 @@
  *   none      without GROUP BY: the per-user rows (one per user)
  *
  * The per-user level reads copies of the level's FROM, WHERE and WITH, so
- * the level itself stays as validated until the recipe replaces it.
+ * the level itself stays as validated until the recipe replaces it, and
+ * keeps only the rows whose privacy unit is not NULL.
  */
 #include "postgres.h"
 
@@ -32,7 +33,27 @@
 #include "bound/bound_spec.h"
 #include "catalog.h"
 
-/* The level's FROM, WHERE and WITH queries, row-capped: the per-user level's input. */
+/*
+ * unit IS NOT NULL AND <the level's WHERE>: a row whose privacy unit is NULL
+ * belongs to no user and is not anonymized (doc/privacy-model.md, "NULL
+ * privacy units").
+ */
+static Node *
+unit_present_and(Var *unit, Node *where)
+{
+	NullTest   *present = makeNode(NullTest);
+
+	present->arg = (Expr *) copyObject(unit);
+	present->nulltesttype = IS_NOT_NULL;
+	present->argisrow = false;
+	present->location = -1;
+	return make_and_qual((Node *) present, copyObject(where));
+}
+
+/*
+ * The level's FROM, WHERE and WITH queries, row-capped, without the rows of
+ * no user: the per-user level's input.
+ */
 static Query *
 per_user_input(anon_plan *plan)
 {
@@ -40,6 +61,7 @@ per_user_input(anon_plan *plan)
 
 	query->rtable = copyObject(plan->level->rtable);
 	query->jointree = copyObject(plan->level->jointree);
+	query->jointree->quals = unit_present_and(plan->unit, plan->level->jointree->quals);
 	query->cteList = copyObject(plan->level->cteList);
 	query->hasSubLinks = plan->level->hasSubLinks;
 	query->hasRecursive = plan->level->hasRecursive;

@@ -4,13 +4,14 @@
  * TABLESAMPLE anon_reservoir(n), at most n rows per privacy unit
  * (src/bound/reservoir_tablesample.c).  What it cannot cap is refused:
  * views over private tables (they take no TABLESAMPLE), partitioned tables
- * (PostgreSQL samples each partition on its own), private tables that
- * already have a TABLESAMPLE clause, and private WITH queries defined
- * outside the anonymization query.
+ * and inheritance parents (PostgreSQL samples each partition or child on
+ * its own), private tables that already have a TABLESAMPLE clause, and
+ * private WITH queries defined outside the anonymization query.
  */
 #include "postgres.h"
 
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 
@@ -51,6 +52,10 @@ cap_entry(RangeTblEntry *rte, cap_context *cxt)
 		refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows of partitioned table \"%s\"",
 						get_rel_name(rte->relid)),
 			   "PostgreSQL samples each partition separately; SET anon_dp.max_rows_contributed = 0 for queries over partitioned tables.");
+	if (rte->inh && find_inheritance_children(rte->relid, NoLock) != NIL)
+		refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows of table \"%s\", which has inheritance children",
+						get_rel_name(rte->relid)),
+			   "PostgreSQL samples each child table separately; read the parent with ONLY, or SET anon_dp.max_rows_contributed = 0.");
 	sample = makeNode(TableSampleClause);
 	sample->tsmhandler = cxt->handler;
 	sample->args = list_make1(int8_const(cxt->rows));

@@ -170,6 +170,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 		case RTE_RELATION:
 			if (rte->relkind == RELKIND_VIEW)
 				return view_unit(rte->relid, uid, uid_type, check->context);
+			anon_dp_check_label_tree(rte->relid);
 			*uid = anon_dp_privacy_unit_column(rte->relid);
 			if (*uid != InvalidAttrNumber)
 			{

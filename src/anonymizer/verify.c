@@ -11,6 +11,7 @@
  *     filters the released level) behind a fence that no condition of the
  *     query crosses (OFFSET 0, read by the post-processing level); without,
  *     there is no user count;
+ *   - the per-user level drops the rows whose privacy unit is NULL;
  *   - the epsilon written into the building blocks adds up to at most
  *     anon_dp.epsilon per user (C_u partitions, each its releases and user
  *     count), and delta and C_u are the plan's.
@@ -169,6 +170,21 @@ verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
 		broken("the releases of one user spend more than anon_dp.epsilon");
 }
 
+/* the per-user level keeps only rows of a user: unit IS NOT NULL AND ... */
+static void
+verify_units_present(anon_plan *plan, anonymized_level *built)
+{
+	Node	   *quals = built->per_user->jointree->quals;
+	NullTest   *test;
+
+	if (quals != NULL && is_andclause(quals))
+		quals = (Node *) linitial(((BoolExpr *) quals)->args);
+	test = (NullTest *) quals;
+	if (test == NULL || !IsA(test, NullTest) || test->nulltesttype != IS_NOT_NULL ||
+		!equal(test->arg, plan->unit))
+		broken("rows whose privacy unit is NULL are not dropped before per-user aggregation");
+}
+
 void
 verify_anonymized_level(anon_plan *plan, anonymized_level *built)
 {
@@ -176,6 +192,7 @@ verify_anonymized_level(anon_plan *plan, anonymized_level *built)
 	if (anon_call_walker((Node *) built->query, NULL))
 		broken("an ANON_* call was not rewritten");
 	verify_threshold(plan, built);
+	verify_units_present(plan, built);
 	verify_privacy_parameters(plan, built);
 	mark_private_inputs(built->per_user);
 }

@@ -41,6 +41,9 @@
  * input: a hand-made bytea cannot make the extraction read memory it should
  * not.
  *
+ * Rows whose uid is NULL belong to no user and are skipped (the rewriter
+ * drops them before; doc/privacy-model.md, "NULL privacy units").
+ *
  * The spec is a text constant written by the rewriter, one letter per
  * output column, in the order of the arguments after uid; bound_spec.h
  * lists the letters and what each column returns.
@@ -866,7 +869,7 @@ layout_take_secret(FunctionCallInfo fcinfo, bound_layout *layout)
 
 /*
  * The state of this row's user: the one passed in, or at the user's first
- * row a new one, holding the hash of the user's uid (argument 4).
+ * row a new one, holding the hash of the user's uid (argument 4, not NULL).
  */
 static bound_state *
 user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
@@ -877,9 +880,9 @@ user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
 		return (bound_state *) PG_GETARG_POINTER(0);
 	layout_take_secret(fcinfo, layout);
 	state = state_create(layout, context, true);
-	state->uid_hash = PG_ARGISNULL(4) ? NULL_VALUE_HASH :
-		DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
-										 PG_GETARG_DATUM(4), UInt64GetDatum(layout->seed)));
+	state->uid_hash = DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
+													   PG_GETARG_DATUM(4),
+													   UInt64GetDatum(layout->seed)));
 	return state;
 }
 
@@ -1006,6 +1009,13 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_bound_partitions_transfn called in a non-aggregate context")));
 	layout = layout_from_call(fcinfo);
+	/* a row whose privacy unit is NULL belongs to no user: it counts nowhere */
+	if (PG_ARGISNULL(4))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
 	state = user_state(fcinfo, layout, context);
 	key = row_pair_key(fcinfo, layout, state, values, nulls);
 	cells = find_or_admit_pair(layout, state, key, values, nulls, context);

@@ -12,10 +12,10 @@
  *
  * Memory is one entry per unit plus min(n, rows of the unit) tuple
  * identifiers per unit (allocated as the unit's rows are met).  Rows
- * whose privacy unit is NULL form one unit together, as they form one group
- * in the rewriter's per-user aggregation.  Samples are fresh at every scan:
- * the method declares itself not repeatable, so PostgreSQL refuses
- * REPEATABLE with it.
+ * whose privacy unit is NULL belong to no user and are never returned, as
+ * the rewriter drops them before per-user aggregation (doc/privacy-model.md,
+ * "NULL privacy units").  Samples are fresh at every scan: the method
+ * declares itself not repeatable, so PostgreSQL refuses REPEATABLE with it.
  */
 #include "postgres.h"
 
@@ -49,7 +49,6 @@ typedef struct reservoir_unit
 {
 	struct reservoir_unit *next;	/* next unit with the same hash */
 	Datum		value;
-	bool		isnull;
 	uint64		seen;
 	uint64		allocated;		/* entries of tids, grown up to n */
 	ItemPointerData *tids;
@@ -72,12 +71,11 @@ typedef struct reservoir_state
 
 /*
  * The reservoirs of one scan: one per privacy unit, in buckets by the hash
- * of the unit's value; rows whose privacy unit is NULL share null_unit.
+ * of the unit's value.
  */
 typedef struct reservoir_units
 {
 	HTAB	   *buckets;		/* reservoir_bucket entries */
-	reservoir_unit *null_unit;
 	TypeCacheEntry *typentry;	/* hash and equality of the unit's type */
 	Oid			collation;		/* of the privacy unit column */
 	int64		keep;			/* n: identifiers kept per unit */
@@ -168,7 +166,6 @@ units_init(reservoir_units *units, Relation relation, AttrNumber uid, int64 keep
 	HASHCTL		hashctl;
 
 	units->keep = keep;
-	units->null_unit = NULL;
 	units->collation = TupleDescAttr(RelationGetDescr(relation), uid - 1)->attcollation;
 	units->typentry = lookup_type_cache(uid_type, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
 	if (!OidIsValid(units->typentry->hash_proc_finfo.fn_oid) ||
@@ -188,7 +185,7 @@ units_init(reservoir_units *units, Relation relation, AttrNumber uid, int64 keep
 
 /* the reservoir of a privacy unit value, created (empty) at its first row */
 static reservoir_unit *
-unit_of_value(reservoir_units *units, Datum value, bool isnull)
+unit_of_value(reservoir_units *units, Datum value)
 {
 	TypeCacheEntry *typentry = units->typentry;
 	reservoir_bucket *bucket;
@@ -196,15 +193,6 @@ unit_of_value(reservoir_units *units, Datum value, bool isnull)
 	uint32		hash;
 	bool		found;
 
-	if (isnull)
-	{
-		if (units->null_unit == NULL)
-		{
-			units->null_unit = palloc0(sizeof(reservoir_unit));
-			units->null_unit->isnull = true;
-		}
-		return units->null_unit;
-	}
 	hash = DatumGetUInt32(FunctionCall1Coll(&typentry->hash_proc_finfo,
 											units->collation, value));
 	bucket = hash_search(units->buckets, &hash, HASH_ENTER, &found);
@@ -242,7 +230,7 @@ unit_offer(reservoir_unit *unit, ItemPointer tid, int64 keep, dp_rng *rng)
 	unit->tids[at] = *tid;
 }
 
-/* one pass over the rows the snapshot sees, each offered to its unit */
+/* one pass over the rows the snapshot sees, each offered to its unit (if it has one) */
 static void
 units_scan(reservoir_units *units, Relation relation, AttrNumber uid, Snapshot snapshot)
 {
@@ -258,7 +246,8 @@ units_scan(reservoir_units *units, Relation relation, AttrNumber uid, Snapshot s
 		Datum		value = slot_getattr(slot, uid, &isnull);
 
 		CHECK_FOR_INTERRUPTS();
-		unit_offer(unit_of_value(units, value, isnull), &slot->tts_tid, units->keep, rng);
+		if (!isnull)
+			unit_offer(unit_of_value(units, value), &slot->tts_tid, units->keep, rng);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -286,8 +275,6 @@ units_kept(reservoir_units *units)
 		for (unit = bucket->units; unit != NULL; unit = unit->next)
 			total += unit_kept(unit, units->keep);
 	}
-	if (units->null_unit)
-		total += unit_kept(units->null_unit, units->keep);
 	return total;
 }
 
@@ -320,8 +307,6 @@ collect_kept(reservoir_state *state, reservoir_units *units)
 		for (unit = bucket->units; unit != NULL; unit = unit->next)
 			append_unit_tids(state, unit, units->keep);
 	}
-	if (units->null_unit)
-		append_unit_tids(state, units->null_unit, units->keep);
 	qsort(state->kept, state->nkept, sizeof(ItemPointerData), compare_tids);
 }
 

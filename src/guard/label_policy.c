@@ -1,7 +1,8 @@
 /*
  * label_policy.c -- the check hook of the "anon_dp" security label provider
  * (label_policy.h).  Only label administrators change labels (roles.c); each
- * kind of object takes one label, and a table is either public or private.
+ * kind of object takes one label, a table is either public or private, and
+ * so is its whole inheritance tree (tree_policy.c).
  */
 #include "postgres.h"
 
@@ -15,10 +16,11 @@
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
+#include "guard/label_names.h"
 #include "guard/label_policy.h"
-#include "guard/labels.h"
-#include "guard/privileges.h"
+#include "guard/label_trees.h"
 #include "guard/roles.h"
+#include "guard/tree_policy.h"
 
 static bool
 privacy_unit_type_allowed(Oid type)
@@ -53,6 +55,7 @@ check_table_label(Oid relid, const char *label)
 {
 	char		relkind = get_rel_relkind(relid);
 	char	   *relname = get_rel_name(relid);
+	bool		is_public;
 	AttrNumber	unit;
 
 	if (strcmp(label, ANON_DP_LABEL_PUBLIC) != 0)
@@ -67,7 +70,7 @@ check_table_label(Oid relid, const char *label)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot label \"%s\" as public: it is not a table", relname),
 				 errhint("Label the tables a view reads instead.")));
-	unit = anon_dp_privacy_unit_column(relid);
+	relation_own_labels(relid, &is_public, &unit);
 	if (unit != InvalidAttrNumber)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -85,6 +88,7 @@ check_column_label(Oid relid, AttrNumber attnum, const char *label)
 	char	   *relname = get_rel_name(relid);
 	char	   *column = get_attname(relid, attnum, false);
 	Oid			type = get_atttype(relid, attnum);
+	bool		is_public;
 	AttrNumber	unit;
 
 	if (strcmp(label, ANON_DP_LABEL_PRIVACY_UNIT) != 0)
@@ -103,15 +107,15 @@ check_column_label(Oid relid, AttrNumber attnum, const char *label)
 				 errmsg("column \"%s.%s\" of type %s cannot be a privacy unit",
 						relname, column, format_type_be(type)),
 				 errhint("A privacy unit column must be smallint, integer, bigint, text, varchar or uuid.")));
-	check_relation_may_close(relid);
-	unit = anon_dp_privacy_unit_column(relid);
+	check_tree_label_closing(relid, attnum, label);
+	relation_own_labels(relid, &is_public, &unit);
 	if (unit != InvalidAttrNumber && unit != attnum)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("table \"%s\" already has privacy unit column \"%s\"",
 						relname, get_attname(relid, unit, false)),
 				 errhint("A table has one privacy unit column; remove the other label first with IS NULL.")));
-	if (anon_dp_relation_is_public(relid))
+	if (is_public)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("table \"%s\" is labelled public and cannot have a privacy unit", relname),
@@ -124,6 +128,8 @@ static void
 check_relabel(const ObjectAddress *object, const char *label)
 {
 	anon_dp_check_label_admin();
+	/* labels, inheritance and analysts' privileges change one at a time */
+	lock_label_trees();
 	switch (object->classId)
 	{
 		case AuthIdRelationId:
@@ -135,15 +141,16 @@ check_relabel(const ObjectAddress *object, const char *label)
 		case RelationRelationId:
 			if (label == NULL)
 			{
-				/* removing 'public' closes the table to analysts */
-				if (object->objectSubId == 0 && anon_dp_relation_is_public(object->objectId))
-					check_relation_may_close(object->objectId);
+				/* removing 'public' closes the table (and its tree) to analysts */
+				check_tree_label_closing(object->objectId, object->objectSubId, NULL);
 				return;
 			}
 			if (object->objectSubId == 0)
 				check_table_label(object->objectId, label);
 			else
 				check_column_label(object->objectId, object->objectSubId, label);
+			/* one label for the whole inheritance tree */
+			check_tree_label_conflict(object->objectId, object->objectSubId, label);
 			return;
 		default:
 			ereport(ERROR,

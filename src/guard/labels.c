@@ -1,6 +1,7 @@
 /*
- * labels.c -- reading anon_dp security labels (labels.h); who may set
- * which label is label_policy.c.
+ * labels.c -- reading anon_dp security labels (labels.h); those of tables
+ * through their inheritance trees (label_trees.c); who may set which label
+ * is label_policy.c.
  */
 #include "postgres.h"
 
@@ -18,47 +19,44 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "guard/label_trees.h"
 #include "guard/labels.h"
 
-static char *
-relation_label(Oid relid, int32 attnum)
-{
-	ObjectAddress object;
-
-	object.classId = RelationRelationId;
-	object.objectId = relid;
-	object.objectSubId = attnum;
-	return GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
-}
-
+/* the label of the relation's tree (label_trees.h): a partition takes its parent's */
 AttrNumber
 anon_dp_privacy_unit_column(Oid relid)
 {
-	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	int16		natts;
-	AttrNumber	attnum;
+	AttrNumber	unit;
 
-	if (!HeapTupleIsValid(tuple))
-		return InvalidAttrNumber;
-	natts = ((Form_pg_class) GETSTRUCT(tuple))->relnatts;
-	ReleaseSysCache(tuple);
-
-	for (attnum = 1; attnum <= natts; attnum++)
-	{
-		char	   *label = relation_label(relid, attnum);
-
-		if (label && strcmp(label, ANON_DP_LABEL_PRIVACY_UNIT) == 0)
-			return attnum;
-	}
-	return InvalidAttrNumber;
+	return relation_label(relid, &unit) == TREE_LABEL_PRIVATE ? unit : InvalidAttrNumber;
 }
 
 bool
 anon_dp_relation_is_public(Oid relid)
 {
-	char	   *label = relation_label(relid, 0);
+	AttrNumber	unit;
 
-	return label && strcmp(label, ANON_DP_LABEL_PUBLIC) == 0;
+	return relation_label(relid, &unit) == TREE_LABEL_PUBLIC;
+}
+
+bool
+anon_dp_relation_is_mixed(Oid relid)
+{
+	AttrNumber	unit;
+
+	return relation_label(relid, &unit) == TREE_LABEL_MIXED;
+}
+
+void
+anon_dp_check_label_tree(Oid relid)
+{
+	if (anon_dp_relation_is_mixed(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("table \"%s\" is in an inheritance tree whose anon_dp labels differ",
+						get_rel_name(relid)),
+				 errdetail_internal("%s", mixed_label_detail(relid)),
+				 errhint("Give every table of the tree the same label (all public, or the privacy unit on the same column), or detach the table whose label differs.")));
 }
 
 bool

@@ -11,21 +11,31 @@
  *       anonymized roles may call f on private rows (query_guard.c)
  *
  * Labels are the only source of truth; they survive pg_dump / restore.
+ * A table label holds for the table's whole inheritance tree (label_trees.h).
  */
 #ifndef ANON_DP_LABELS_H
 #define ANON_DP_LABELS_H
 
-#define ANON_DP_LABEL_PROVIDER "anon_dp"
-#define ANON_DP_LABEL_PRIVACY_UNIT "privacy_unit"
-#define ANON_DP_LABEL_PUBLIC "public"
-#define ANON_DP_LABEL_ANONYMIZED "anonymized"
-#define ANON_DP_LABEL_TRUSTED "trusted"
+#include "guard/label_names.h"
+
+/*
+ * Labels of tables hold for their inheritance trees and partition
+ * hierarchies (label_trees.h): a table without a label of its own takes its
+ * ancestors', and a table whose tree mixes labels is neither public nor has
+ * a privacy unit.
+ */
 
 /* The privacy-unit column of a relation, or InvalidAttrNumber. */
 extern AttrNumber anon_dp_privacy_unit_column(Oid relid);
 
-/* Whether the relation is labelled 'public'. */
+/* Whether the relation is public: labelled so, or a descendant of one. */
 extern bool anon_dp_relation_is_public(Oid relid);
+
+/* Whether the labels the relation depends on disagree (private, without a unit). */
+extern bool anon_dp_relation_is_mixed(Oid relid);
+
+/* ERROR naming the tables if the relation's labels disagree. */
+extern void anon_dp_check_label_tree(Oid relid);
 
 /* Whether a superuser labelled the function 'trusted' (see query_guard.c). */
 extern bool anon_dp_function_is_trusted(Oid funcid);

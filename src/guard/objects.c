@@ -14,7 +14,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "guard/labels.h"
+#include "guard/label_trees.h"
 #include "guard/objects.h"
 
 Oid
@@ -34,15 +34,23 @@ relation_class
 classify_relation(Oid relid)
 {
 	Oid			owner;
+	AttrNumber	unit;
 
 	if (relid < FirstNormalObjectId)
 		return RELATION_CATALOG;
 	if (get_rel_relkind(relid) == RELKIND_VIEW)
 		return RELATION_VIEW;
-	if (anon_dp_privacy_unit_column(relid) != InvalidAttrNumber)
-		return RELATION_PRIVATE;
-	if (anon_dp_relation_is_public(relid))
-		return RELATION_PUBLIC;
+	/* a table whose tree mixes labels is private: it may read private rows */
+	switch (relation_label(relid, &unit))
+	{
+		case TREE_LABEL_PRIVATE:
+		case TREE_LABEL_MIXED:
+			return RELATION_PRIVATE;
+		case TREE_LABEL_PUBLIC:
+			return RELATION_PUBLIC;
+		case TREE_LABEL_NONE:
+			break;
+	}
 	owner = relation_owner(relid);
 	if (owner == GetUserId() || owner == GetSessionUserId())
 		return RELATION_OWN;

@@ -11,9 +11,11 @@
 typedef enum relation_class
 {
 	RELATION_CATALOG,			/* created by initdb: pg_catalog, information_schema */
-	RELATION_PUBLIC,			/* labelled 'public' */
+	RELATION_PUBLIC,			/* labelled 'public' (itself or an ancestor) */
 	RELATION_VIEW,				/* judged by what it reads */
-	RELATION_PRIVATE,			/* has a privacy unit column */
+	RELATION_PRIVATE,			/* has a privacy unit column (itself or an
+								 * ancestor), or its inheritance tree mixes
+								 * labels (label_trees.h) */
 	RELATION_OWN,				/* unlabelled, of the session's own role: what
 								 * it could write (released rows, public data) */
 	RELATION_UNLABELLED			/* anything else: not readable */

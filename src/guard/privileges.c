@@ -23,6 +23,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "guard/label_trees.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -346,6 +347,7 @@ guard_grant(GrantStmt *grant)
 
 		if (!OidIsValid(anonymized))
 			continue;
+		lock_label_trees();		/* no label or tree changes meanwhile */
 		foreach(lr, relids)
 			if (!relation_open_to_analysts(lfirst_oid(lr)))
 				refuse_privilege(anonymized, lfirst_oid(lr),
@@ -367,6 +369,7 @@ guard_grant_role(GrantRoleStmt *grant)
 
 		if (!OidIsValid(anonymized))
 			continue;
+		lock_label_trees();
 		foreach(lr, grant->granted_roles)
 		{
 			Oid			granted = get_role_oid(((AccessPriv *) lfirst(lr))->priv_name, true);
@@ -393,7 +396,10 @@ guard_owner_change(AlterTableStmt *alter)
 			continue;
 		relid = RangeVarGetRelid(alter->relation, NoLock, true);
 		anonymized = anonymized_role_behind(get_rolespec_oid(cmd->newowner, false));
-		if (OidIsValid(relid) && OidIsValid(anonymized) && !relation_open_to_analysts(relid))
+		if (!OidIsValid(relid) || !OidIsValid(anonymized))
+			continue;
+		lock_label_trees();
+		if (!relation_open_to_analysts(relid))
 			refuse_privilege(anonymized, relid, " as its owner");
 	}
 }

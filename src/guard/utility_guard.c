@@ -1,6 +1,7 @@
 /*
  * utility_guard.c -- utility statements (guard.h).  In every session:
- * privileges of anonymized roles stay fail-closed (privileges.c).  In
+ * privileges of anonymized roles stay fail-closed (privileges.c), and one
+ * label holds for each inheritance tree (tree_policy.c).  In
  * anonymized sessions:
  * EXPLAIN shows no statistics, COPY no private or unlabelled rows, and no
  * rule, policy or unchecked function body is created that would run inside
@@ -17,6 +18,7 @@
 #include "guard/objects.h"
 #include "guard/privileges.h"
 #include "guard/roles.h"
+#include "guard/tree_policy.h"
 
 static void
 refuse_statement(const char *what, const char *detail, const char *hint)
@@ -85,6 +87,7 @@ void
 guard_utility_statement(Node *statement)
 {
 	guard_privilege_statement(statement);
+	guard_inheritance_statement(statement);
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	switch (nodeTag(statement))

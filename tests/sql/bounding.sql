@@ -10,7 +10,8 @@ RESET client_min_messages;
 SET extra_float_digits = 0;
 
 -- 300 users; user u has rows in 1 + u % 9 partitions (g1 text, g2 int, with
--- NULL keys), values of every kind with NULLs; 5 rows with a NULL uid
+-- NULL keys), values of every kind with NULLs; 5 rows with a NULL uid, which
+-- belong to no user: anon_dp_bound_partitions skips them
 CREATE TABLE bd AS
 SELECT u AS uid,
        CASE WHEN p % 4 = 3 THEN NULL ELSE 'p' || (p % 4) END AS g1,
@@ -29,7 +30,7 @@ ANALYZE bd;
 CREATE TEMP TABLE bd_exact AS
 SELECT uid, g1, g2, count(*) AS n, count(xi) AS c, sum(xi)::bigint AS si, sum(xb)::numeric AS sb,
        sum(xn) AS sn, sum(xf) AS sf, avg(xf) AS af, min(xf) AS lf, max(xf) AS hf
-FROM bd GROUP BY uid, g1, g2;
+FROM bd WHERE uid IS NOT NULL GROUP BY uid, g1, g2;
 
 -- the kept pairs of anon_dp_bound_partitions with C_u = keep, as rows
 CREATE FUNCTION bd_kept(keep int) RETURNS TABLE (uid int, g1 text, g2 int, n bigint, c bigint,
@@ -71,8 +72,13 @@ BEGIN
                 pairs, pairs = genuine, users_ok);
 END $$;
 
--- C_u at least every user's partitions: all 1495 pairs, partials exact
+-- C_u at least every user's partitions: all 1494 pairs, partials exact
 SELECT count(*) AS exact_pairs FROM bd_exact;
+-- the rows without a privacy unit are kept in no pair (the NULL group of
+-- GROUP BY uid gets no kept pairs at all)
+SELECT count(*) AS null_uid_pairs FROM bd_kept(9) WHERE uid IS NULL;
+SELECT anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1) IS NULL AS null_uid_keeps_nothing
+FROM bd WHERE uid IS NULL GROUP BY uid;
 SELECT bd_check(9) AS keep_all;
 SELECT bd_check(1000000) AS keep_max;
 -- smaller C_u: only min(C_u, partitions) pairs per user, each complete
@@ -144,8 +150,8 @@ SET anon_dp.epsilon = 1e6;
 SET anon_dp.max_groups_contributed = 9;
 SELECT k, g1, g2, ANON_COUNT(*) AS users
 FROM (SELECT 'all'::text AS k, g1, g2, uid FROM bd) s GROUP BY k, g1, g2 ORDER BY g1, g2;
--- the rows without a privacy unit form one user together, as in GROUP BY
-SELECT g1, g2, count(DISTINCT uid) + max((uid IS NULL)::int) AS users FROM bd GROUP BY g1, g2 ORDER BY g1, g2;
+-- the rows without a privacy unit belong to no user: they are not counted
+SELECT g1, g2, count(DISTINCT uid) AS users FROM bd GROUP BY g1, g2 ORDER BY g1, g2;
 RESET anon_dp.epsilon;
 RESET anon_dp.max_groups_contributed;
 

@@ -508,7 +508,8 @@ SELECT ROW(lab::text, uid % 3) AS r, abs(ANON_COUNT(*) - 333) < 10 AS ok
 FROM ri_dom GROUP BY ROW(lab::text, uid % 3) ORDER BY 1;
 
 -- ==== TABLESAMPLE anon_reservoir(n) ====
--- unit u has 1 + u % 12 rows; 7 rows without a unit form one unit together
+-- unit u has 1 + u % 12 rows; 7 rows without a unit belong to no unit and
+-- are never returned
 CREATE TABLE ri_res AS
 SELECT u * 100 + k AS id, u AS uid FROM generate_series(1, 600) u, generate_series(1, 12) k WHERE k <= 1 + u % 12
 UNION ALL SELECT -k, NULL FROM generate_series(1, 7) k;
@@ -516,16 +517,18 @@ CREATE TABLE ri_res_text AS SELECT 'user-' || u AS handle, k FROM generate_serie
 SECURITY LABEL FOR anon_dp ON COLUMN ri_res.uid IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON COLUMN ri_res_text.handle IS 'privacy_unit';
 CREATE FUNCTION ri_exact(n int) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE units bigint; exact bool; genuine bool;
+DECLARE units bigint; exact bool; genuine bool; unitless bigint;
 BEGIN
   EXECUTE format($q$
     WITH s AS (SELECT id, uid FROM ri_res TABLESAMPLE anon_reservoir(%s)),
-         t AS (SELECT uid, count(*) AS total FROM ri_res GROUP BY uid),
+         t AS (SELECT uid, count(*) AS total FROM ri_res WHERE uid IS NOT NULL GROUP BY uid),
          k AS (SELECT uid, count(*) AS kept, count(DISTINCT id) AS ids FROM s GROUP BY uid)
     SELECT count(*), bool_and(kept = least(%s, total) AND ids = kept),
-           (SELECT count(*) FROM s JOIN ri_res r ON r.id = s.id AND r.uid IS NOT DISTINCT FROM s.uid) = (SELECT count(*) FROM s)
-    FROM t JOIN k ON t.uid IS NOT DISTINCT FROM k.uid$q$, n, n) INTO units, exact, genuine;
-  RETURN format('units: %s, exactly min(n, rows): %s, genuine rows: %s', units, exact, genuine);
+           (SELECT count(*) FROM s JOIN ri_res r ON r.id = s.id AND r.uid = s.uid) = (SELECT count(*) FROM s),
+           (SELECT count(*) FROM s WHERE uid IS NULL)
+    FROM t FULL JOIN k ON t.uid = k.uid$q$, n, n) INTO units, exact, genuine, unitless;
+  RETURN format('units: %s, exactly min(n, rows): %s, genuine rows: %s, rows without a unit: %s',
+                units, exact, genuine, unitless);
 END $$;
 SELECT ri_exact(5) AS n_5;
 SELECT ri_exact(1) AS n_1;
