@@ -12,8 +12,8 @@
  *   ExecutorStart_hook        the privacy budget: caps, the charge of every
  *                             release, each release watched to run once
  *   ExecutorRun_hook,         the error channel: an anonymization statement
- *   ExecutorFinish_hook       of an anonymized session fails with one fixed
- *                             error
+ *   ExecutorFinish_hook,      of an anonymized session fails with one fixed
+ *   ExecutorEnd_hook          error, and its notices stay in the server log
  *   emit_log_hook             ... and its notices stay in the server log
  *   ProcessUtility_hook       guard utility statements; remember the query
  *                             of a running EXPLAIN
@@ -49,6 +49,7 @@ static ExecutorCheckPerms_hook_type prev_executor_check_perms_hook = NULL;
 static ExecutorStart_hook_type prev_executor_start_hook = NULL;
 static ExecutorRun_hook_type prev_executor_run_hook = NULL;
 static ExecutorFinish_hook_type prev_executor_finish_hook = NULL;
+static ExecutorEnd_hook_type prev_executor_end_hook = NULL;
 static emit_log_hook_type prev_emit_log_hook = NULL;
 static ProcessUtility_hook_type prev_process_utility_hook = NULL;
 
@@ -175,6 +176,25 @@ anon_dp_executor_finish(QueryDesc *queryDesc)
 }
 
 static void
+executor_end_step(void *arg)
+{
+	if (prev_executor_end_hook)
+		prev_executor_end_hook((QueryDesc *) arg);
+	else
+		standard_ExecutorEnd((QueryDesc *) arg);
+}
+
+/* ExecutorEnd ends sorts and hashes, which may log their sizes (trace_sort) */
+static void
+anon_dp_executor_end(QueryDesc *queryDesc)
+{
+	if (error_channel_guards(queryDesc->plannedstmt))
+		error_channel_run(executor_end_step, queryDesc);
+	else
+		executor_end_step(queryDesc);
+}
+
+static void
 anon_dp_emit_log(ErrorData *edata)
 {
 	error_channel_filter(edata);
@@ -233,6 +253,8 @@ anon_dp_install_hooks(bool loaded_at_start)
 	ExecutorRun_hook = anon_dp_executor_run;
 	prev_executor_finish_hook = ExecutorFinish_hook;
 	ExecutorFinish_hook = anon_dp_executor_finish;
+	prev_executor_end_hook = ExecutorEnd_hook;
+	ExecutorEnd_hook = anon_dp_executor_end;
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = anon_dp_emit_log;
 	prev_process_utility_hook = ProcessUtility_hook;

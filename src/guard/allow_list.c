@@ -121,16 +121,73 @@ refuse_node(Node *node)
 
 /* ---- types, collations, operators ---- */
 
+static void check_collation(Oid collation);
+
+/*
+ * Built-in types whose values name catalog objects (looking one up reads
+ * and may lock the catalogs), whose functions parse documents with a
+ * library of their own (xml), or that are the row types of catalogs.
+ */
+static bool
+builtin_type_refused(Oid type, const char **why)
+{
+	switch (type)
+	{
+		case REGCLASSOID:
+		case REGTYPEOID:
+		case REGPROCOID:
+		case REGPROCEDUREOID:
+		case REGOPEROID:
+		case REGOPERATOROID:
+		case REGCONFIGOID:
+		case REGDICTIONARYOID:
+		case REGNAMESPACEOID:
+		case REGROLEOID:
+		case REGCOLLATIONOID:
+			*why = "Its values name catalog objects: turning a private value into one looks it up in, and may lock, the catalogs.";
+			return true;
+		case XMLOID:
+			*why = "The xml functions parse with a library of their own that does not release what it holds when a value is rejected.";
+			return true;
+	}
+	if (get_typtype(type) == TYPTYPE_COMPOSITE)
+	{
+		*why = "It is the row type of a catalog.";
+		return true;
+	}
+	return false;
+}
+
 static void
 check_type(Oid type)
 {
-	if (!OidIsValid(type) || (IS_BUILTIN(type) && get_typtype(type) != TYPTYPE_DOMAIN))
+	const char *why = NULL;
+	Oid			element;
+
+	if (!OidIsValid(type))
+		return;
+	element = get_element_type(type);
+	if (IS_BUILTIN(type) && get_typtype(type) != TYPTYPE_DOMAIN &&
+		!builtin_type_refused(OidIsValid(element) ? element : type, &why))
 		return;
 	refuse_object(psprintf("type %s", format_type_be(type)),
-				  get_typtype(type) == TYPTYPE_DOMAIN ?
+				  why != NULL ? why :
+				  get_typtype(OidIsValid(element) ? element : type) == TYPTYPE_DOMAIN ?
 				  "A domain's constraints run code on each private value of the type." :
 				  "Only PostgreSQL's own types may hold private values: the functions of other types are code outside anon_dp's control.",
 				  "Cast to a built-in type such as text, bigint or double precision.");
+}
+
+/* the column definition list of a function in FROM: AS x(a type, ...) */
+static void
+check_column_definitions(RangeTblFunction *function)
+{
+	ListCell   *lc;
+
+	foreach(lc, function->funccoltypes)
+		check_type(lfirst_oid(lc));
+	foreach(lc, function->funccolcollations)
+		check_collation(lfirst_oid(lc));
 }
 
 static void
@@ -189,6 +246,21 @@ check_sampling(TableSampleClause *sample)
 				  "Use TABLESAMPLE BERNOULLI, SYSTEM or anon_reservoir.");
 }
 
+/* ctid, xmin, xmax, cmin, cmax, tableoid: where and when a row was written */
+static void
+check_system_column(Var *var)
+{
+	static const char *const names[] = {"", "ctid", "xmin", "cmin", "xmax", "cmax", "tableoid"};
+	int			index = -var->varattno;
+
+	if (var->varattno >= 0)
+		return;
+	refuse_object(psprintf("system column %s",
+						   index > 0 && index < (int) lengthof(names) ? names[index] : "?"),
+				  "The physical position and the transaction of a private row are facts about one user's row.",
+				  "Select the table's own columns.");
+}
+
 void
 allow_list_check_node(Node *node)
 {
@@ -198,6 +270,10 @@ allow_list_check_node(Node *node)
 		refuse_node(node);
 	if (IsA(node, TableSampleClause))
 		check_sampling((TableSampleClause *) node);
+	if (IsA(node, RangeTblFunction))
+		check_column_definitions((RangeTblFunction *) node);
+	if (IsA(node, Var))
+		check_system_column((Var *) node);
 	if (rule != NODE_EXPRESSION)
 		return;
 	check_type(exprType(node));
@@ -234,27 +310,67 @@ builtin_has_side_effects(const char *name)
 	return false;
 }
 
-/* volatile built-ins without side effects other sessions or later queries can see */
+/*
+ * Built-in functions about the database rather than about values: the
+ * system information and administration functions (pg_*, has_*_privilege,
+ * to_reg*, txid_*, row_security_active, large objects, the *_description
+ * and information_schema helpers that query the catalogs).  Given a private
+ * value they look up, and may lock, the catalog object it names, which the
+ * session can observe afterwards.  A few pg_* functions only compute on
+ * their argument or describe the session.
+ */
+static bool
+builtin_is_about_the_database(const char *name)
+{
+	static const char *const value_functions[] = {
+		"pg_column_size", "pg_size_pretty", "pg_size_bytes", "pg_client_encoding",
+		"pg_backend_pid", "pg_trigger_depth", "pg_is_in_recovery", "pg_jit_available",
+	};
+	size_t		i;
+
+	for (i = 0; i < lengthof(value_functions); i++)
+		if (strcmp(name, value_functions[i]) == 0)
+			return false;
+	return strncmp(name, "pg_", 3) == 0 || strncmp(name, "has_", 4) == 0 ||
+		strncmp(name, "to_reg", 6) == 0 || strncmp(name, "txid_", 5) == 0 ||
+		strncmp(name, "lo_", 3) == 0 || strncmp(name, "_pg_", 4) == 0 ||
+		strcmp(name, "row_security_active") == 0 || strcmp(name, "currtid2") == 0 ||
+		strcmp(name, "obj_description") == 0 || strcmp(name, "col_description") == 0 ||
+		strcmp(name, "shobj_description") == 0 || strcmp(name, "ts_debug") == 0;
+}
+
+/*
+ * Volatile built-ins whose effects no later query can see: the clock and
+ * the operating system's random source.  Not random(): its generator is
+ * the session's, and setseed() lets a later query count the draws a
+ * private value caused.
+ */
 static bool
 volatile_builtin_is_harmless(const char *name)
 {
-	return strcmp(name, "random") == 0 || strcmp(name, "clock_timestamp") == 0 ||
-		strcmp(name, "timeofday") == 0 || strcmp(name, "gen_random_uuid") == 0;
+	return strcmp(name, "clock_timestamp") == 0 || strcmp(name, "timeofday") == 0 ||
+		strcmp(name, "gen_random_uuid") == 0;
+}
+
+static void
+refuse_builtin(const char *name, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("function %s() cannot be used in an anonymization query of an anonymized role", name),
+			 errdetail("%s", detail),
+			 errhint("Remove the call, or compute it outside the anonymization query.")));
 }
 
 static void
 check_builtin_function(Oid funcid, const char *name)
 {
 	if (builtin_has_side_effects(name))
-		refuse_object(psprintf("function %s()", name),
-					  psprintf("%s() acts on the database (it assigns a transaction id or runs queries of its own).", name),
-					  "Remove the call, or compute it outside the anonymization query.");
+		refuse_builtin(name, psprintf("%s() acts on the database (it assigns a transaction id or runs queries of its own).", name));
 	if (func_volatile(funcid) == PROVOLATILE_VOLATILE && !volatile_builtin_is_harmless(name))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("function %s() cannot be used in an anonymization query of an anonymized role", name),
-				 errdetail("%s() is volatile: its side effects could carry private values out of the query.", name),
-				 errhint("Remove the call, or compute it outside the anonymization query.")));
+		refuse_builtin(name, psprintf("%s() is volatile: its side effects could carry private values out of the query.", name));
+	if (builtin_is_about_the_database(name))
+		refuse_builtin(name, psprintf("%s() looks up, and may lock, the catalog objects its arguments name; the session could see that afterwards.", name));
 }
 
 void

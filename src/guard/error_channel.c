@@ -19,6 +19,9 @@
 /* runs of guarded statements in progress (they nest through functions) */
 static int	guarded_runs = 0;
 
+/* this backend has run a guarded statement: its resource leak warnings stay in the log */
+static bool guarded_once = false;
+
 bool
 error_channel_guards(PlannedStmt *statement)
 {
@@ -63,6 +66,7 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	MemoryContext context = CurrentMemoryContext;
 
 	guarded_runs++;
+	guarded_once = true;
 	PG_TRY();
 	{
 		step(arg);
@@ -76,9 +80,25 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	guarded_runs--;
 }
 
+/*
+ * The warnings PostgreSQL prints at the end of a transaction or portal about
+ * resources a function left behind (a buffer pin, a snapshot, a catalog
+ * cache reference).  A SAFE call that returned NULL for a rejected value may
+ * leave one, so their presence would tell which value was rejected.
+ */
+static bool
+is_leak_warning(ErrorData *edata)
+{
+	return edata->elevel == WARNING &&
+		((edata->funcname != NULL && strstr(edata->funcname, "LeakWarning") != NULL) ||
+		 (edata->filename != NULL && strcmp(edata->filename, "resowner.c") == 0));
+}
+
 void
 error_channel_filter(ErrorData *edata)
 {
 	if (guarded_runs > 0 && edata->elevel < ERROR)
+		edata->output_to_client = false;
+	else if (guarded_once && is_leak_warning(edata))
 		edata->output_to_client = false;
 }

@@ -69,7 +69,9 @@ relation_name(Oid relid)
  * Catalogs that show values or exact counts of other tables' rows: planner
  * statistics (pg_statistic*, pg_stats*) and the cumulative statistics views
  * (pg_stat_*, pg_statio_*), except those about sessions; pg_sequences shows
- * how many rows a serial column has numbered.
+ * how many rows a serial column has numbered; pg_locks shows the locks the
+ * session's own statements took (a function that locks the object a private
+ * value names would leave it there).
  */
 bool
 catalog_is_hidden(const char *name)
@@ -79,7 +81,8 @@ catalog_is_hidden(const char *name)
 		strcmp(name, "pg_stat_gssapi") == 0 ||
 		strcmp(name, "pg_statistic_ext") == 0)	/* definitions, read by psql \d+ */
 		return false;
-	return strncmp(name, "pg_stat", 7) == 0 || strcmp(name, "pg_sequences") == 0;
+	return strncmp(name, "pg_stat", 7) == 0 || strcmp(name, "pg_sequences") == 0 ||
+		strcmp(name, "pg_locks") == 0;
 }
 
 /* pg_class columns that give row counts and sizes (exact after VACUUM/ANALYZE) */
@@ -113,8 +116,14 @@ check_catalog(Oid relid, Bitmapset *selected)
 	if (catalog_is_hidden(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 strcmp(name, "pg_locks") == 0 ?
+				 errmsg("permission denied for \"%s\": anonymized roles cannot read the locks of their queries", name) :
 				 errmsg("permission denied for \"%s\": anonymized roles cannot read statistics about table contents", name),
+				 strcmp(name, "pg_locks") == 0 ?
+				 errdetail("\"%s\" shows the locks the session's own queries took, some on objects named by private values.", name) :
 				 errdetail("\"%s\" shows column values or exact row counts of private tables.", name),
+				 strcmp(name, "pg_locks") == 0 ?
+				 errhint("Ask an administrator whose session is not anonymized.") :
 				 errhint("Ask for the numbers with an anonymization query, for example SELECT ANON_COUNT(*) FROM t.")));
 	if (relid == RelationRelationId && (column = hidden_pg_class_column(selected)) != NULL)
 		ereport(ERROR,
@@ -132,7 +141,8 @@ builtin_function_is_hidden(const char *name)
 			strncmp(name, "pg_stat_get_backend_", 20) != 0;
 	return strcmp(name, "nextval") == 0 || strcmp(name, "currval") == 0 ||
 		strcmp(name, "setval") == 0 || strcmp(name, "lastval") == 0 ||
-		strcmp(name, "pg_sequence_last_value") == 0;
+		strcmp(name, "pg_sequence_last_value") == 0 || strcmp(name, "pg_lock_status") == 0 ||
+		strcmp(name, "pg_blocking_pids") == 0 || strcmp(name, "pg_safe_snapshot_blocking_pids") == 0;
 }
 
 void

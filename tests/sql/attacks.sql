@@ -92,6 +92,33 @@ SELECT ANON_COUNT(*) FROM att_users WHERE note OPERATOR(att_own.===) 'note 1';
 -- attack_user_function (not labelled trusted)
 CREATE FUNCTION att_own.att_echo(x text) RETURNS text LANGUAGE sql AS 'SELECT x';
 SELECT ANON_COUNT(*) FROM att_users WHERE att_own.att_echo(ssn) IS NOT NULL;
+-- attack_domain_in_column_definition_list (a function in FROM applies the
+-- domain of its column definition list to every private value it is given)
+CREATE DOMAIN pg_temp.att_leak_row AS text
+    CHECK (set_config('att.leak', coalesce(current_setting('att.leak', true), '') || VALUE, false) IS NOT NULL);
+SELECT ANON_COUNT(*) FROM att_users WHERE EXISTS (SELECT 1 FROM json_to_recordset(json_build_array(json_build_object('a', ssn))) AS x(a pg_temp.att_leak_row));
+SELECT ANON_COUNT(*) FROM att_users WHERE EXISTS (SELECT 1 FROM jsonb_to_recordset(jsonb_build_array(jsonb_build_object('a', ssn))) AS x(a pg_temp.att_leak_row[]));
+SELECT ANON_COUNT(*) FROM att_users u, json_to_record(json_build_object('a', 1)) AS x(a pg_class);
+SELECT current_setting('att.leak', true) IS NULL AS nothing_leaked;
+-- attack_random_counts_draws (setseed, then count the draws a private value caused)
+SELECT setseed(0.5);
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND (SELECT count(*) FROM generate_series(1, g) WHERE random() >= 0) >= 0;
+SELECT ANON_COUNT(*) FROM att_users WHERE random() < 2;
+-- ok_harmless_volatile (the clock and the system's random source change no session state)
+SELECT ANON_COUNT(*) > 0 AS ok FROM att_users WHERE clock_timestamp() IS NOT NULL AND gen_random_uuid() IS NOT NULL;
+-- attack_locks_named_by_values (a catalog function locks the object a value names)
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND pg_get_viewdef((1259 + length(ssn))::oid) IS NOT NULL;
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND pg_get_partition_constraintdef(1259 + g) IS NOT NULL;
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND has_table_privilege(note, 'SELECT');
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND to_regclass(note) IS NULL;
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND obj_description(1259 + g) IS NULL;
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND to_tsvector(note::regconfig, 'x') IS NULL;
+SELECT count(*) FROM pg_locks;
+-- attack_xml_resource_leak (libxml keeps a snapshot when it rejects a value)
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND xpath('/a', CASE WHEN substr(ssn, 3, 1) = '2' THEN 'x' ELSE '<a/>' END::xml) IS NULL;
+-- attack_system_columns (where and when one user's row was written)
+SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND xmin::text::bigint % 2 = 0;
+SELECT ANON_COUNT(*) FROM att_users WHERE ctid > '(3,0)';
 -- ok_builtin_expressions (built-in functions, casts, CASE and subqueries over public tables)
 SELECT ANON_SUM(length(upper(note)) + CASE WHEN g > 10 THEN 1 ELSE 0 END, 0, 20) > 0 AS ok
 FROM att_users WHERE substr(note, 1, 4) = 'note' AND g IN (SELECT length(x) FROM att_report);
@@ -148,6 +175,14 @@ BEGIN
 EXCEPTION WHEN others THEN
   RAISE WARNING 'caught % %', SQLSTATE, SQLERRM;
 END $$;
+-- attack_sort_sizes_logged (trace_sort reports a sort's size when the executor ends)
+SET trace_sort = on;
+SET client_min_messages = log;
+SET enable_hashagg = off;
+SELECT count(*) FROM (SELECT k, ANON_COUNT(*) FROM (SELECT uid, repeat('x', g * 1024) AS k FROM att_users WHERE uid = 42) s GROUP BY k) r;
+RESET enable_hashagg;
+RESET client_min_messages;
+RESET trace_sort;
 -- attack_walk_users_by_errors (the handler learns one bit per statement, never the value)
 DO $$
 DECLARE failed int := 0;
