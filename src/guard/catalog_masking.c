@@ -7,6 +7,8 @@
  * statistics that give the number of rows of a relation (reltuples,
  * relpages, relallvisible, and its size on disk) are masked for relations
  * that are not open to analysts, and shown as they are for the others.
+ * The sizes of whole databases and tablespaces (pg_database_size,
+ * pg_tablespace_size), which hold private tables, are NULL.
  */
 #include "postgres.h"
 
@@ -135,6 +137,14 @@ is_size_function(Oid funcid)
 		funcid == F_PG_INDEXES_SIZE;
 }
 
+/* sizes of whole databases and tablespaces: they hold private tables */
+static bool
+is_storage_size_function(Oid funcid)
+{
+	return funcid == F_PG_DATABASE_SIZE_NAME || funcid == F_PG_DATABASE_SIZE_OID ||
+		funcid == F_PG_TABLESPACE_SIZE_NAME || funcid == F_PG_TABLESPACE_SIZE_OID;
+}
+
 static Node *
 mask_mutator(Node *node, void *context)
 {
@@ -157,6 +167,8 @@ mask_mutator(Node *node, void *context)
 		return (Node *) masked(copyObject(linitial(size->args)), (Expr *) size,
 							   (Expr *) makeNullConst(size->funcresulttype, -1, InvalidOid));
 	}
+	if (IsA(node, FuncExpr) && is_storage_size_function(((FuncExpr *) node)->funcid))
+		return (Node *) makeNullConst(((FuncExpr *) node)->funcresulttype, -1, InvalidOid);
 	return node;
 }
 

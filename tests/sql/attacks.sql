@@ -274,6 +274,9 @@ WHERE tmp.table_name LIKE 'att\_%' ORDER BY 1;
 -- bi_psql_describe_with_sizes (\dt+ asks for sizes: NULL for private tables)
 SELECT c.relname, pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) AS size
 FROM pg_catalog.pg_class c WHERE c.relname IN ('att_users', 'att_report') ORDER BY 1;
+-- attack_database_size (the size of the database holding private tables: NULL)
+SELECT pg_database_size(current_database()) IS NULL AS database_size_masked,
+       pg_tablespace_size('pg_default') IS NULL AS tablespace_size_masked;
 RESET SESSION AUTHORIZATION;
 
 -- clean up
