@@ -122,7 +122,7 @@ require_function(Oid funcid, const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("anon_dp is not installed correctly: function %s is missing", name),
-				 errhint("Reinstall the extension: DROP EXTENSION anon_dp; CREATE EXTENSION anon_dp;")));
+				 errhint("Bring the extension's objects up to the library's version: ALTER EXTENSION anon_dp UPDATE (doc/versioning.md).")));
 	return funcid;
 }
 
