@@ -210,7 +210,7 @@ PG_VERSION=$(qv "SHOW server_version")
 EXT_VERSION=$(qv "SELECT extversion FROM pg_extension WHERE extname = 'anon_dp'")
 EXT_SCHEMA=$(qv "SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'anon_dp'")
 LEDGER="$EXT_SCHEMA.anon_dp_ledger"
-SETTINGS=$(qv "SELECT string_agg(name || ' = ' || setting || coalesce(' ' || unit, ''), ', ' ORDER BY name) FROM pg_settings
+SETTINGS=$(qv "SELECT string_agg(name || ' = ' || CASE current_setting(name) WHEN '' THEN '(empty)' ELSE current_setting(name) END, ', ' ORDER BY name) FROM pg_settings
 	WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes', 'wal_level',
 		'commit_delay', 'shared_buffers', 'max_connections', 'track_wal_io_timing', 'synchronous_standby_names')")
 WAL_SYNC_METHOD=$(qv "SHOW wal_sync_method")
@@ -568,7 +568,7 @@ for query in tiny q13; do
 	echo "| $(query_label "$query") | $md | $pd | $(echo $rounds | tr ' ' ',' | sed 's/,/, /g') | $(verdict le "$LAT_TARGET" "$md" $rounds) |"
 done
 echo
-echo "The verdict is \"meets\" / \"misses\" when the overall median difference and every round's agree, \"unclear (noise)\" otherwise.  Q13 runs for hundreds of milliseconds, so a few milliseconds of difference are within its run-to-run noise on a shared machine: its row says that the charge is small next to the query, the tiny query measures it."
+echo "The verdict is \"meets\" / \"misses\" when the overall median difference and every round's agree, \"unclear (noise)\" otherwise.  Q13 runs far longer than the tiny query, so a few milliseconds of difference are within its run-to-run noise on a shared machine: its row says that the charge is small next to the query, the tiny query measures it."
 echo
 echo "### Where the time of a charge goes (tiny query, anonymized runs)"
 echo
