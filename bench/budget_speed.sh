@@ -589,7 +589,7 @@ echo "| everything else: the backend's side (plan walk, shared memory, the guard
 echo "| of which (and of the flush): the ledger worker runnable but waiting for a CPU | $WAIT_MS | /proc schedstat (run-queue time after its latch was set or its flush returned; other jobs on the machine add to it) |"
 echo "| one synchronous commit of a client (the \`INSERT\` reference), median | ${MED[commit.full]} | part 1 ($c_fl flushes, $(per "$c_flms" "$c_fl") ms each, for $c_tx commits) |"
 echo "| tiny query by the superuser (no charge), median | ${MED[tiny.full]} | part 1 |"
-echo "| one flush of one 8 kB write on this disk | $(awk -v l="$FSYNC_LINE" 'BEGIN { if (match(l, /[0-9.]+ ms per flush/)) print substr(l, RSTART, RLENGTH - 14); else print "n/a" }') | pg_test_fsync ($WAL_SYNC_METHOD) |"
+echo "| one flush of one 8 kB write on this disk | $(awk -v l="$FSYNC_LINE" 'BEGIN { if (match(l, /[0-9.]+ ms per flush/)) print substr(l, RSTART, RLENGTH - 13); else print "n/a" }') | pg_test_fsync ($WAL_SYNC_METHOD) |"
 echo
 echo "Charges per worker transaction (one commit, one flush): $(per "$s_tx" "$s_wtx") in part 1 (one client: each charge waits for its own flush).  A single session cannot be charged faster than one flush of the disk allows; part 2 shows how concurrent sessions share a flush."
 echo
