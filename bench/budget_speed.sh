@@ -222,11 +222,14 @@ COMMIT=$(git -C "$BENCH_DIR/.." rev-parse --short HEAD 2>/dev/null || echo unkno
 DIRTY=$(git -C "$BENCH_DIR/.." status --porcelain --untracked-files=no -- src sql 2>/dev/null | wc -l)
 PGBENCH_VERSION=$("$PG_BIN/pgbench" --version)
 
-# The ledger worker's CPU time is read from /proc: only for a local server.
+# The ledger worker's CPU time is read from /proc: only for a local server
+# whose postmaster this script can see.
 LOCAL=0
-if [ "$(qv "SELECT inet_server_addr() IS NULL")" = t ] &&
-	[ -r "/proc/$(qv "SELECT pg_backend_pid()")/schedstat" ]; then
-	LOCAL=1
+POSTMASTER_PID=""
+if [ "$(qv "SELECT inet_server_addr() IS NULL")" = t ] && [ -n "$DATA_DIR" ] &&
+	[ -r "$DATA_DIR/postmaster.pid" ]; then
+	POSTMASTER_PID=$(head -n 1 "$DATA_DIR/postmaster.pid")
+	if [ -r "/proc/$POSTMASTER_PID/schedstat" ]; then LOCAL=1; else POSTMASTER_PID=""; fi
 fi
 
 # ---- pg_test_fsync: how long one flush takes on this disk ----
@@ -334,10 +337,6 @@ wal_stats() {
 # (pgbench, psql) and the server>" or "n/a n/a".  The server's share is the
 # postmaster's own and reaped children's time plus that of its live children.
 CLK_TCK=$(getconf CLK_TCK)
-POSTMASTER_PID=""
-if [ "$LOCAL" -eq 1 ] && [ -n "$DATA_DIR" ] && [ -r "$DATA_DIR/postmaster.pid" ]; then
-	POSTMASTER_PID=$(head -n 1 "$DATA_DIR/postmaster.pid")
-fi
 cpu_snap() {
 	local busy ours pm_ticks kids
 	[ -n "$POSTMASTER_PID" ] || { echo "n/a n/a"; return; }
@@ -526,12 +525,12 @@ echo "- other jobs: $SHARED_LINE$( [ -n "$NOTE" ] && printf '.  %s' "$NOTE")"
 echo "- command: \`$( [ "$USE_CLUSTER" -eq 1 ] && printf 'ANON_DP_PORT=%s ' "$PGPORT")$CMDLINE\` (SF $SF, $RUNS rounds, $TINY_TX tiny and commit transactions and $Q13_TX Q13 executions per session and round, $DURATION s per throughput run$( [ "$SKIP_LOAD" -eq 1 ] && echo ", data already loaded")$( [ "$USE_CLUSTER" -eq 1 ] && echo ", throwaway cluster"))"
 echo "- server settings: $SETTINGS$( [ "$USE_CLUSTER" -eq 1 ] && echo " (the throwaway cluster is restarted with fsync = on, synchronous_commit = on after \`tools/lib.sh start_cluster\`'s fsync = off)")"
 echo "- disk: pg_test_fsync on the cluster's file system: $FSYNC_LINE"
-echo "- sessions: **anonymized** = \`$ROLE\` (\`SECURITY LABEL FOR anon_dp ON ROLE $ROLE IS 'anonymized'\`, \`anon_dp_set_budget('$ROLE', 1e9, 1)\`, \`ALTER ROLE $ROLE SET anon_dp.max_delta = $DELTA_Q13\` for Q13's δ; no privilege on the private tables): its guard checks each statement and each release is charged; **superuser** = the cluster owner ($(qv "SELECT current_user")): not anonymized, so neither guarded nor charged"
+echo "- sessions: **anonymized** = \`$ROLE\` (\`SECURITY LABEL FOR anon_dp ON ROLE $ROLE IS 'anonymized'\`, \`anon_dp_set_budget('$ROLE', 1e6, 1)\` and a reset at the start, \`ALTER ROLE $ROLE SET anon_dp.max_delta = $DELTA_Q13\` for Q13's δ; no privilege on the private tables): its guard checks each statement and each release is charged; **superuser** = the cluster owner ($(qv "SELECT current_user")): not anonymized, so neither guarded nor charged"
 echo "- queries, via pgbench \`-n -M $PROTOCOL\`, one statement per transaction, session settings in PGOPTIONS (\`$COMMON_OPTS\`):"
 echo "  - tiny: \`SELECT ANON_COUNT(*) FROM bench_budget_tiny\` (1,000 rows, one per user, \`uid\` labelled \`privacy_unit\`), anon_dp.epsilon = $EPS_TINY, no \`GROUP BY\`: one release of ε $EPS_TINY, δ 0"
 echo "  - Q13: \`tpch/queries/anon/q13.sql\` (schema tpch_cust, customers are the users), anon_dp.epsilon = $EPS_Q13, anon_dp.delta = $DELTA_Q13 (n^(−ε ln n), n = $N_CUST customers), max_groups_contributed = 1, max_rows_contributed = 0: one release"
 echo "  - commit reference: \`INSERT INTO bench_budget_commit VALUES (1)\` by the superuser: one synchronous commit of a client, what any durable per-query charge costs at least"
-echo "- part 1: pgbench \`-c 1 -j 1 -t N\` with per-transaction logs (\`--log\`: each transaction's latency in µs, measured by pgbench from sending the statement to the end of its result); the first transaction of each run is left out of the statistics (the backend's caches, and in the anonymized session the start of the ledger worker; they are listed separately).  One warm-up round, then $RUNS rounds; in each round the sessions alternate (superuser first in odd rounds).  Before every run the script waits for the ledger worker of the previous one to leave (2 s after its last charge), so every anonymized run starts its own worker.  Median and p99 (nearest rank) over all transactions of all rounds; the added latency is the difference of the two sessions' medians (and of their p99s)."
+echo "- part 1: pgbench \`-c 1 -j 1 -t N\` with per-transaction logs (\`--log\`: each transaction's latency in µs, measured by pgbench from the start of the transaction to the end of its result; pgbench reuses a clock reading within one pass of its event loop, so a single value can be tens of µs short, down to 0 for a fast statement: this moves sub-millisecond minimums, not the milliseconds compared here); the first transaction of each run is left out of the statistics (the backend's caches, and in the anonymized session the start of the ledger worker; they are listed separately).  One warm-up round, then $RUNS rounds; in each round the sessions alternate (superuser first in odd rounds).  Before every run the script waits for the ledger worker of the previous one to leave (2 s after its last charge), so every anonymized run starts its own worker.  Median and p99 (nearest rank) over all transactions of all rounds; the added latency is the difference of the two sessions' medians (and of their p99s)."
 echo "- part 2: pgbench \`-c C -j 2 -T $DURATION\` of the tiny query; tps as pgbench reports it (without connection time).  After each run the role's \`'charged'\` rows in \`$LEDGER\` are counted again: the increase must equal pgbench's transaction count (and 0 after a superuser run), with no \`'refused'\` row."
 echo "- where the time goes: WAL flushes and their total time from \`pg_stat_wal\` (\`track_wal_io_timing = on\`; reset before each run, read after the ledger worker has left, since a background worker reports its WAL statistics when it exits; all processes of the cluster count), the ledger worker's CPU time and run-queue wait from \`/proc/<pid>/schedstat\` read right after pgbench ends$( [ "$LOCAL" -eq 1 ] || echo " (not available: the server is not local)"), and the worker's transactions as the distinct \`xmin\` of the run's ledger rows (one worker transaction decides every charge pending when it starts)"
 echo "- run time: load $LOAD_SECONDS s, part 1 $PART1_SECONDS s, part 2 $PART2_SECONDS s, whole script $(( $(now) - T_START )) s"
