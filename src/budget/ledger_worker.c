@@ -133,6 +133,8 @@ decide_batch(ledger_slot *batch, int n, MemoryContext context)
 			ledger_store_charge(&batch[i]);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
+		/* WAL and table statistics, so that autovacuum sees the ledger grow */
+		pgstat_report_stat(false);
 	}
 	PG_CATCH();
 	{
