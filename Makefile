@@ -13,7 +13,7 @@ TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_node
 # the anonymization pipeline (src/anonymizer/pipeline.h)
 ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
-	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o \
+	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o
 # access control of anonymized sessions
@@ -23,7 +23,7 @@ GUARD_OBJS = src/guard/labels.o src/guard/label_policy.o src/guard/roles.o src/g
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
 	src/bound/reservoir_tablesample.o
 # SQL-callable glue
-FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o \
+FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o \
 	src/functions/privacy_arithmetic.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
@@ -35,7 +35,7 @@ SHLIB_LINK = -lcrypto -lm
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access aggregates attacks bounding clamping errors noise_scale pipeline public_api \
-	rewriter rewriter_cases rewriter_inputs threshold
+	released_keys rewriter rewriter_cases rewriter_inputs same_user threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests
 CONTRIB_TESTDB = anon_dp_regression
 
