@@ -18,7 +18,8 @@
  *     the unit of that component.  It never connects inputs of the preserved
  *     side with each other, since unmatched preserved rows are kept whatever
  *     the condition says (a CROSS JOIN b LEFT JOIN t ON a.uid = b.uid pairs
- *     every user of a with every user of b).
+ *     every user of a with every user of b); both sides of a FULL JOIN are
+ *     preserved.
  */
 #include "postgres.h"
 
@@ -200,20 +201,40 @@ items_below(Node *item)
 	return NULL;
 }
 
+/* The one component that every pair's side (0 or 1) reaches, or a refusal. */
+static int
+one_component(level_check *check, List *pairs, int side)
+{
+	int			found = -1;
+	ListCell   *lc;
+
+	foreach(lc, pairs)
+	{
+		int			root = find_root(check->rels, list_nth_int((List *) lfirst(lc), side));
+
+		if (found >= 0 && found != root)
+			refuse_preserved_pair(check, found, root);
+		found = root;
+	}
+	return found;
+}
+
 /*
  * The ON clause of one outer join: equalities within the nullable side
  * unite (they filter the rows that side contributes); equalities between
  * the two sides attach the nullable side to the preserved side, and all of
  * them must reach one component of the preserved side; equalities within
- * the preserved side count for nothing.
+ * the preserved side count for nothing.  A FULL JOIN keeps the rows of both
+ * sides: it unites nothing within either, and its equalities must reach one
+ * component on each side.
  */
 static void
 attach_nullable_side(level_check *check, JoinExpr *join)
 {
-	bool		left_preserved = join->jointype != JOIN_RIGHT;
-	Bitmapset  *nullable = items_below(left_preserved ? join->rarg : join->larg);
+	bool		full = join->jointype == JOIN_FULL;
+	Bitmapset  *nullable = items_below(join->jointype == JOIN_RIGHT ? join->larg : join->rarg);
 	List	   *pairs = NIL;	/* (preserved, nullable) input indexes */
-	int			preserved_root = -1;
+	int			preserved_root;
 	ListCell   *lc;
 	int			li;
 	int			ri;
@@ -227,19 +248,14 @@ attach_nullable_side(level_check *check, JoinExpr *join)
 			continue;
 		ln = bms_is_member(check->rels[li].rtindex, nullable);
 		rn = bms_is_member(check->rels[ri].rtindex, nullable);
-		if (ln && rn)
+		if (ln && rn && !full)
 			unite(check, li, ri);
 		else if (ln != rn)
 			pairs = lappend(pairs, list_make2_int(ln ? ri : li, ln ? li : ri));
 	}
-	foreach(lc, pairs)
-	{
-		int			root = find_root(check->rels, linitial_int((List *) lfirst(lc)));
-
-		if (preserved_root >= 0 && preserved_root != root)
-			refuse_preserved_pair(check, preserved_root, root);
-		preserved_root = root;
-	}
+	preserved_root = one_component(check, pairs, 0);
+	if (full)
+		one_component(check, pairs, 1);
 	foreach(lc, pairs)
 		unite(check, lsecond_int((List *) lfirst(lc)), preserved_root);
 }

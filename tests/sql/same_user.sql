@@ -43,6 +43,15 @@ WHERE EXISTS (SELECT 1 FROM su_orders a CROSS JOIN su_users b LEFT JOIN su_one O
 -- which the outer join does not join with each other
 SELECT ANON_COUNT(*) FROM su_users a CROSS JOIN su_users b
 LEFT JOIN su_orders c ON a.uid = c.uid AND b.uid = c.uid;
+-- ... through a FULL JOIN, which keeps the unmatched rows of both sides: its
+-- ON clause joins neither side's inputs with each other
+SELECT ANON_COUNT(*) FROM su_users y
+JOIN (su_one x FULL JOIN (su_orders b CROSS JOIN su_users c) ON b.uid = c.uid AND x.x = b.item)
+  ON y.uid = b.uid;
+SELECT ANON_COUNT(*) FROM su_users y JOIN (su_users a CROSS JOIN su_orders b
+  FULL JOIN su_orders c ON a.uid = c.uid AND b.uid = c.uid) ON y.uid = a.uid;
+SELECT ANON_COUNT(*) = 60 AS full_join_matched FROM su_users y
+JOIN (su_orders b FULL JOIN su_orders c ON b.uid = c.uid AND b.item = c.item) ON y.uid = b.uid AND y.uid = c.uid;
 -- what stays accepted: the nullable side attached to one preserved input
 -- (TPC-H Q13), also through a chain, and preserved inputs joined in WHERE
 SELECT ANON_COUNT(*) = 60 AS q13 FROM su_users u LEFT JOIN su_orders o ON o.uid = u.uid AND o.item = 1;
