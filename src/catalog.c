@@ -83,6 +83,7 @@ static const struct
 	[EMIT_CANONICAL_FLOAT8] = {"anon_dp_canonical_key", 1, {FLOAT8OID}},
 	[EMIT_CANONICAL_FLOAT4] = {"anon_dp_canonical_key", 1, {FLOAT4OID}},
 	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
+	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
 };
 
 typedef struct catalog_cache

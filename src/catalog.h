@@ -38,6 +38,7 @@ typedef enum anon_dp_emitted
 	EMIT_CANONICAL_FLOAT8,		/* one per type */
 	EMIT_CANONICAL_FLOAT4,
 	EMIT_CANONICAL_INTERVAL,
+	EMIT_CANONICAL_BPCHAR,
 	EMIT_COUNT_
 } anon_dp_emitted;
 

@@ -9,8 +9,9 @@
  * deterministic collation, date, uuid, ...).  Keys of the types whose
  * equality is not equality of the stored value are grouped by their
  * canonical form (anon_dp_canonical_key: numeric, float4, float8,
- * interval); keys of any other such type, and keys under a nondeterministic
- * collation, are refused.
+ * interval, character without a length, whose operator class declares
+ * image equality although trailing blanks do not count); keys of any other
+ * such type, and keys under a nondeterministic collation, are refused.
  */
 #include "postgres.h"
 
@@ -69,6 +70,8 @@ image_equal(Oid type, Oid collation, Node *expr)
 		return image_equal(get_range_subtype(type), get_range_collation(type), NULL);
 	if (type_is_multirange(type))
 		return image_equal(get_multirange_range(type), collation, NULL);
+	if (type == BPCHAROID)
+		return false;			/* 'a' = 'a  ': its operator class says otherwise */
 	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
 	if (!OidIsValid(opclass))
 		return false;
@@ -95,6 +98,8 @@ canonical_function(Oid type)
 			return anon_dp_emitted_function(EMIT_CANONICAL_FLOAT4);
 		case INTERVALOID:
 			return anon_dp_emitted_function(EMIT_CANONICAL_INTERVAL);
+		case BPCHAROID:
+			return anon_dp_emitted_function(EMIT_CANONICAL_BPCHAR);
 		default:
 			return InvalidOid;
 	}
@@ -139,7 +144,8 @@ released_key_forms(Query *level)
 		Oid			collation = exprCollation(expr);
 
 		position++;
-		if (IsA(expr, Const) || image_equal(type, collation, expr))
+		if (IsA(expr, Const) || image_equal(type, collation, expr) ||
+			(type == BPCHAROID && exprTypmod(expr) >= 0))	/* char(n): padded alike */
 			forms = lappend(forms, expr);
 		else if (OidIsValid(canonical_function(type)))
 			forms = lappend(forms, call_function(canonical_function(type), list_make1(copyObject(expr))));

@@ -6,7 +6,8 @@
  * GROUP BY puts equal values in one partition and shows the form of the
  * first row it met: numeric 5 and 5.000, float8 0 and -0 (and NaNs with
  * different bits), interval '1 day' and '24 hours' are equal but written
- * differently, so the released key would show one user's form.  The
+ * differently (and character without a length: 'a' and 'a  '), so the
+ * released key would show one user's form.  The
  * rewriter groups by anon_dp_canonical_key(key) instead, which is equal
  * exactly when the keys are equal and is a function of the class alone.
  * None of these functions can fail.
@@ -15,6 +16,7 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
@@ -23,6 +25,7 @@ PG_FUNCTION_INFO_V1(anon_dp_canonical_numeric);
 PG_FUNCTION_INFO_V1(anon_dp_canonical_float8);
 PG_FUNCTION_INFO_V1(anon_dp_canonical_float4);
 PG_FUNCTION_INFO_V1(anon_dp_canonical_interval);
+PG_FUNCTION_INFO_V1(anon_dp_canonical_bpchar);
 
 /* numeric: no trailing zeros after the point (5.000 -> 5); NaN stays NaN */
 Datum
@@ -81,4 +84,17 @@ anon_dp_canonical_interval(PG_FUNCTION_ARGS)
 	out->day = (int32) (s / USECS_PER_DAY);
 	out->time = (int64) (s % USECS_PER_DAY);
 	PG_RETURN_INTERVAL_P(out);
+}
+
+/* character (without a length): trailing blanks are insignificant, drop them */
+Datum
+anon_dp_canonical_bpchar(PG_FUNCTION_ARGS)
+{
+	BpChar	   *in = PG_GETARG_BPCHAR_PP(0);
+	char	   *data = VARDATA_ANY(in);
+	int			len = VARSIZE_ANY_EXHDR(in);
+
+	while (len > 0 && data[len - 1] == ' ')
+		len--;
+	PG_RETURN_BPCHAR_P((BpChar *) cstring_to_text_with_len(data, len));
 }

@@ -57,6 +57,16 @@ FROM (SELECT make_interval(months => m, days => d, hours => h) AS a FROM generat
       generate_series(-40, 40, 7) d, generate_series(-50, 50, 13) h) y;
 SELECT anon_dp_canonical_key(make_interval(months => 2147483647, days => 2147483647))::text AS saturated;
 
+-- character without a length: trailing blanks do not count ('a' = 'a  '),
+-- so the released key has none; character(n) pads every value alike
+SELECT rpad('a', 1 + uid % 4)::bpchar || '|' AS bpchar_key, ANON_COUNT(*) = 60 AS all_users
+FROM rk GROUP BY rpad('a', 1 + uid % 4)::bpchar;
+SELECT octet_length(k) AS bpchar_bytes, ANON_COUNT(*) = 60 AS all_users
+FROM (SELECT uid, rpad('a', 1 + uid % 4)::bpchar AS k FROM rk) s GROUP BY k;
+SELECT octet_length(k) AS char3_bytes, ANON_COUNT(*) = 60 AS all_users
+FROM (SELECT uid, 'a'::char(3) AS k FROM rk) s GROUP BY k;
+SELECT anon_dp_canonical_key('ab  '::bpchar) || '|' AS b1, octet_length(anon_dp_canonical_key('   '::bpchar)) AS b2;
+
 -- released as they are: types with image equality, text under a
 -- deterministic collation, arrays and rows of them, int ranges
 SELECT t AS text_key, ANON_COUNT(*) = 59 AS users FROM rk WHERE t = 'note' GROUP BY t;
