@@ -13,7 +13,7 @@ TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_node
 # the anonymization pipeline (src/anonymizer/pipeline.h)
 ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
-	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o \
+	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o
 # access control of anonymized sessions
@@ -26,7 +26,7 @@ BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_a
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 	src/budget/ledger_worker.o src/budget/ledger_store.o
 # SQL-callable glue
-FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o \
+FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o \
 	src/functions/privacy_arithmetic.o src/functions/budget_functions.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
@@ -38,7 +38,7 @@ SHLIB_LINK = -lcrypto -lm
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access aggregates attacks bounding budget clamping errors label_trees noise_scale null_units \
-	pipeline public_api rewriter rewriter_cases rewriter_inputs threshold
+	pipeline public_api released_keys rewriter rewriter_cases rewriter_inputs same_user threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests
 CONTRIB_TESTDB = anon_dp_regression
 

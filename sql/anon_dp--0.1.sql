@@ -428,3 +428,22 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
 CREATE VIEW anon_dp_budget AS SELECT * FROM anon_dp_budget_status();
 GRANT SELECT ON anon_dp_budget TO PUBLIC;
+
+--------------------------------------------------------------------------
+-- anon_dp_canonical_key(key): one written form for equal GROUP BY keys of
+-- the types whose equality is not equality of the stored value (numeric
+-- 5 = 5.000, float 0 = -0, interval '1 day' = '24 hours', character
+-- 'a' = 'a  '); the rewriter
+-- groups by it so that a released key is no user's own form
+-- (src/functions/canonical_keys.c, doc/rewriter.md "Released keys")
+--------------------------------------------------------------------------
+CREATE FUNCTION anon_dp_canonical_key(numeric) RETURNS numeric
+AS 'MODULE_PATHNAME', 'anon_dp_canonical_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION anon_dp_canonical_key(float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'anon_dp_canonical_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION anon_dp_canonical_key(float4) RETURNS float4
+AS 'MODULE_PATHNAME', 'anon_dp_canonical_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION anon_dp_canonical_key(interval) RETURNS interval
+AS 'MODULE_PATHNAME', 'anon_dp_canonical_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION anon_dp_canonical_key(bpchar) RETURNS bpchar
+AS 'MODULE_PATHNAME', 'anon_dp_canonical_bpchar' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

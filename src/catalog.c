@@ -82,6 +82,11 @@ static const struct
 	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 1, {ANYOID}},
 	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 1, {ANYOID}},
 	[EMIT_STATISTICS_VISIBLE] = {"anon_dp_statistics_visible", 1, {OIDOID}},
+	[EMIT_CANONICAL_NUMERIC] = {"anon_dp_canonical_key", 1, {NUMERICOID}},
+	[EMIT_CANONICAL_FLOAT8] = {"anon_dp_canonical_key", 1, {FLOAT8OID}},
+	[EMIT_CANONICAL_FLOAT4] = {"anon_dp_canonical_key", 1, {FLOAT4OID}},
+	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
+	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
 };
 
 typedef struct catalog_cache

@@ -34,6 +34,11 @@ typedef enum anon_dp_emitted
 	EMIT_SAFE_IO_STABLE,
 	EMIT_SAFE_IO_VOLATILE,
 	EMIT_STATISTICS_VISIBLE,	/* anon_dp_statistics_visible: catalog masking */
+	EMIT_CANONICAL_NUMERIC,		/* anon_dp_canonical_key: released keys, */
+	EMIT_CANONICAL_FLOAT8,		/* one per type */
+	EMIT_CANONICAL_FLOAT4,
+	EMIT_CANONICAL_INTERVAL,
+	EMIT_CANONICAL_BPCHAR,
 	EMIT_COUNT_
 } anon_dp_emitted;
 

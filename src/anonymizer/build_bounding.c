@@ -103,6 +103,13 @@ key_is_constant(TargetEntry *key)
 	return IsA(key->expr, Const);
 }
 
+/* key i as the per-user level computes it: its released form (released_keys.c) */
+static Expr *
+key_form(anon_plan *plan, int i)
+{
+	return (Expr *) copyObject(list_nth(plan->key_forms, i));
+}
+
 static SortGroupClause *
 key_clause(anon_plan *plan, int i)
 {
@@ -158,10 +165,10 @@ one_pass_per_user(anon_plan *plan)
 		if (key_is_constant(key))
 			continue;
 		appendStringInfoChar(&spec, BOUND_SPEC_GROUP);
-		args = lappend(args, copyObject(key->expr));
+		args = lappend(args, key_form(plan, foreach_current_index(lc)));
 		witnesses = lappend(witnesses,
 							call_aggregate(anon_dp_emitted_function(EMIT_BOUND_WITNESS),
-										   list_make1(copyObject(key->expr)), false,
+										   list_make1(key_form(plan, foreach_current_index(lc))), false,
 										   (Expr *) bool_const(false)));
 	}
 	foreach(lc, plan->releases)
@@ -240,7 +247,7 @@ two_step_per_user(anon_plan *plan)
 	foreach(lc, plan->keys)
 	{
 		TargetEntry *key = (TargetEntry *) lfirst(lc);
-		TargetEntry *column = add_column(per_user, (Expr *) copyObject(key->expr),
+		TargetEntry *column = add_column(per_user, key_form(plan, i),
 										 psprintf("anon_group_%d", i));
 
 		if (!key_is_constant(key))

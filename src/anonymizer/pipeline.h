@@ -47,11 +47,20 @@ typedef struct validated_level
 	anon_level *level;
 	List	   *calls;			/* anon_call *: every aggregate of the level */
 	Var		   *unit;			/* the privacy unit of each row of its FROM */
+	List	   *key_forms;		/* Expr *: each GROUP BY key as it is released */
 	List	   *outer_private_ctes; /* String: private WITH queries it reads
 									 * that are defined around the level */
 } validated_level;
 
 extern validated_level *validate_anonymization_level(anon_level *level);
+
+/* ---- released_keys.c ---- */
+
+/*
+ * Each GROUP BY key of the level as it is released: itself when equal values
+ * are written alike, else anon_dp_canonical_key(key); refuses the others.
+ */
+extern List *released_key_forms(Query *level);
 
 /* ---- plan.c ---- */
 
@@ -77,6 +86,8 @@ typedef struct anon_plan
 	Query	   *level;			/* the validated level */
 	Var		   *unit;			/* its privacy unit */
 	List	   *keys;			/* TargetEntry *: GROUP BY keys, in order */
+	List	   *key_forms;		/* Expr *: what the per-user level computes
+								 * for each key (released_keys.c) */
 	List	   *releases;		/* anon_release * */
 	bool		grouped;		/* GROUP BY: partitions are thresholded */
 	double		epsilon;		/* anon_dp.epsilon: the whole query's */

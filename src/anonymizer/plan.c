@@ -153,6 +153,7 @@ plan_anonymization(validated_level *valid)
 		plan->keys = lappend(plan->keys,
 							 get_sortgroupclause_tle((SortGroupClause *) lfirst(lc),
 													 level->targetList));
+	plan->key_forms = valid->key_forms;
 	plan->grouped = plan->keys != NIL;
 	plan->releases = distinct_releases(valid->calls);
 	plan->epsilon = anon_dp_epsilon;

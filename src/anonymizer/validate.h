@@ -58,6 +58,12 @@ extern bool query_unit(Query *query, List *outer, const char *name, AttrNumber *
 /* Whether a view's rows carry a privacy unit (it reads private tables). */
 extern bool view_has_privacy_unit(Oid viewid);
 
+/* The private input whose privacy unit expr reads, or -1. */
+extern int	private_rel_of(level_check *check, Node *expr);
+
+/* The name of the privacy unit column of private input i. */
+extern const char *uid_column_name(level_check *check, int i);
+
 /* The private input whose privacy unit expr reads and that is never null-extended, or -1. */
 extern int	unit_rel_of(level_check *check, Node *expr);
 
@@ -66,6 +72,26 @@ extern const char *input_name(Query *query, int rtindex);
 
 /* The privacy unit of private input i as a column of the level. */
 extern Var *privacy_unit_var(level_check *check, int i);
+
+/* ---- unit_joins.c: what counts as the same user ---- */
+
+/* The conjuncts of a condition, nested ANDs flattened at any depth. */
+extern List *flatten_conjuncts(Node *quals);
+
+/*
+ * Is clause "x = y" with unit_type's default btree equality under a
+ * deterministic collation?  Sets *left and *right to its operands.
+ */
+extern bool is_unit_equality(Node *clause, Oid unit_type, Node **left, Node **right);
+
+/* An operand of a unit equality without its COLLATE clauses. */
+extern Node *strip_collate(Node *operand);
+
+/* Unite the private inputs of check joined on their privacy units. */
+extern void join_unit_components(level_check *check);
+
+/* The component of private input i after join_unit_components. */
+extern int	unit_component(level_check *check, int i);
 
 /* ---- validate_sublinks.c ---- */
 

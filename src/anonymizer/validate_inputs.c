@@ -15,6 +15,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "anonymizer/pipeline.h"
@@ -24,12 +25,26 @@
 
 static bool view_unit(Oid relid, AttrNumber *uid, Oid *uid_type, validation_context *context);
 
-static int
-find_root(private_rel *rels, int i)
+/*
+ * Sampling of a private table: each row, or each block, is kept on its own
+ * (BERNOULLI, SYSTEM), or each user's rows on their own (anon_reservoir).  A
+ * method that returns a fixed number of rows (SYSTEM_ROWS) or stops after a
+ * time (SYSTEM_TIME) lets one user's rows push other users' rows out.
+ */
+static void
+check_private_sample(RangeTblEntry *rte)
 {
-	while (rels[i].component != i)
-		i = rels[i].component = rels[rels[i].component].component;
-	return i;
+	TableSampleClause *sample = rte->tablesample;
+
+	if (sample == NULL || sample->tsmhandler == F_BERNOULLI || sample->tsmhandler == F_SYSTEM ||
+		sample->tsmhandler == anon_dp_emitted_function(EMIT_RESERVOIR))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: TABLESAMPLE %s on private table \"%s\" is not supported",
+					get_func_name(sample->tsmhandler), get_rel_name(rte->relid)),
+			 errdetail("A sample of a fixed size or time lets the rows of one user push the rows of other users out of the sample."),
+			 errhint("Use TABLESAMPLE BERNOULLI, SYSTEM or anon_reservoir(n) on private tables.")));
 }
 
 /*
@@ -63,7 +78,7 @@ resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
 }
 
 /* The private input whose privacy unit expr reads, or -1. */
-static int
+int
 private_rel_of(level_check *check, Node *expr)
 {
 	int			rtindex;
@@ -88,33 +103,6 @@ unit_rel_of(level_check *check, Node *expr)
 	int			i = private_rel_of(check, expr);
 
 	return i >= 0 && !check->rels[i].nullable ? i : -1;
-}
-
-/* Union the privacy units joined by a top-level "a.uid = b.uid" conjunct. */
-static void
-join_units(Node *quals, level_check *check)
-{
-	ListCell   *lc;
-
-	if (quals == NULL)
-		return;
-	foreach(lc, make_ands_implicit((Expr *) quals))
-	{
-		OpExpr	   *op = (OpExpr *) lfirst(lc);
-		char	   *opname;
-		int			li;
-		int			ri;
-
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
-			continue;
-		opname = get_opname(op->opno);
-		if (opname == NULL || strcmp(opname, "=") != 0)
-			continue;
-		li = private_rel_of(check, linitial(op->args));
-		ri = private_rel_of(check, lsecond(op->args));
-		if (li >= 0 && ri >= 0 && check->rels[li].uid_type == check->rels[ri].uid_type)
-			check->rels[find_root(check->rels, li)].component = find_root(check->rels, ri);
-	}
 }
 
 /* The WITH query a CTE reference reads, and the levels around it. */
@@ -174,6 +162,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 			*uid = anon_dp_privacy_unit_column(rte->relid);
 			if (*uid != InvalidAttrNumber)
 			{
+				check_private_sample(rte);
 				*uid_type = get_atttype(rte->relid, *uid);
 				return true;
 			}
@@ -273,31 +262,6 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 			 errmsg("anonymization query: unexpected FROM item (node type %d)", (int) nodeTag(item))));
 }
 
-static void
-join_quals_walker(Node *item, level_check *check)
-{
-	if (IsA(item, JoinExpr))
-	{
-		JoinExpr   *join = (JoinExpr *) item;
-
-		/*
-		 * An equality of privacy units in the ON clause of an outer join
-		 * also keeps every joined row within one unit: a null-extended row
-		 * carries the unit of its preserved side.
-		 */
-		join_units(join->quals, check);
-		join_quals_walker(join->larg, check);
-		join_quals_walker(join->rarg, check);
-	}
-	else if (IsA(item, FromExpr))
-	{
-		ListCell   *lc;
-
-		foreach(lc, ((FromExpr *) item)->fromlist)
-			join_quals_walker(lfirst(lc), check);
-	}
-}
-
 /* A FROM item as an error message names it: the table, or the alias of anything else. */
 const char *
 input_name(Query *query, int rtindex)
@@ -309,7 +273,7 @@ input_name(Query *query, int rtindex)
 	return rte->eref->aliasname;
 }
 
-static const char *
+const char *
 uid_column_name(level_check *check, int i)
 {
 	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
@@ -330,10 +294,9 @@ check_level_inputs(level_check *check)
 	check->nrels = 0;
 	check->rels = palloc(sizeof(private_rel) * check->maxrels);
 	collect_inputs((Node *) check->query->jointree, check, false);
-	join_quals_walker((Node *) check->query->jointree, check);
-	join_units(check->query->jointree->quals, check);
+	join_unit_components(check);
 	for (i = 1; i < check->nrels; i++)
-		if (find_root(check->rels, i) != find_root(check->rels, 0))
+		if (unit_component(check, i) != unit_component(check, 0))
 		{
 			char	   *a = rt_fetch(check->rels[0].rtindex, check->query->rtable)->eref->aliasname;
 			char	   *b = rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname;
@@ -343,8 +306,8 @@ check_level_inputs(level_check *check)
 					 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
 							input_name(check->query, check->rels[0].rtindex),
 							input_name(check->query, check->rels[i].rtindex)),
-					 errdetail("A joined row could belong to two users."),
-					 errhint("Add %s.%s = %s.%s to the join condition (the columns must have the same type).",
+					 errdetail("A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join."),
+					 errhint("Add %s.%s = %s.%s to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).",
 							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
 		}
 

@@ -233,5 +233,6 @@ validate_anonymization_level(anon_level *level)
 	foreach(lc, level_aggregates(level->query))
 		valid->calls = lappend(valid->calls, check_call((Aggref *) lfirst(lc)));
 	check_level_from(level, valid);
+	valid->key_forms = released_key_forms(level->query);
 	return valid;
 }

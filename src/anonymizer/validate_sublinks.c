@@ -6,7 +6,8 @@
  * read private data only within one user: a subquery that reads private
  * tables must equate, as a top-level condition of its WHERE, its privacy
  * unit with the privacy unit of the enclosing level
- * (EXISTS (SELECT 1 FROM lineitem l WHERE l.custkey = o.custkey AND ...)).
+ * (EXISTS (SELECT 1 FROM lineitem l WHERE l.custkey = o.custkey AND ...)),
+ * compared as unit_joins.c says the same user is compared.
  * Subqueries that read only public tables may do anything.
  */
 #include "postgres.h"
@@ -97,32 +98,33 @@ correlated_on_unit(Query *sub, sublink_check *context)
 	check.context = context->level->context;
 	if (check_level_inputs(&check) == 0)
 		return false;
-	foreach(lc, make_ands_implicit((Expr *) sub->jointree->quals))
+	foreach(lc, flatten_conjuncts(sub->jointree->quals))
 	{
-		OpExpr	   *op = (OpExpr *) lfirst(lc);
-		char	   *opname;
+		Node	   *args[2];
 		int			side;
 
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+		/* the unit type of the equality is checked below, on both sides */
+		if (!IsA(lfirst(lc), OpExpr) || list_length(((OpExpr *) lfirst(lc))->args) != 2)
 			continue;
-		opname = get_opname(op->opno);
-		if (opname == NULL || strcmp(opname, "=") != 0)
-			continue;
+		args[0] = strip_collate(linitial(((OpExpr *) lfirst(lc))->args));
+		args[1] = strip_collate(lsecond(((OpExpr *) lfirst(lc))->args));
 		for (side = 0; side < 2; side++)
 		{
-			Node	   *inner = list_nth(op->args, side);
-			Node	   *outer = strip_implicit_coercions(list_nth(op->args, 1 - side));
+			Node	   *outer = strip_implicit_coercions(args[1 - side]);
+			Node	   *left;
+			Node	   *right;
 			Var		   *lowered;
 			int			i;
 			int			o;
 
 			if (!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1)
 				continue;
-			i = unit_rel_of(&check, inner);
+			i = unit_rel_of(&check, args[side]);
 			lowered = (Var *) copyObject(outer);
 			lowered->varlevelsup = 0;
 			o = unit_rel_of(context->level, (Node *) lowered);
-			if (i >= 0 && o >= 0 && check.rels[i].uid_type == context->level->rels[o].uid_type)
+			if (i >= 0 && o >= 0 && check.rels[i].uid_type == context->level->rels[o].uid_type &&
+				is_unit_equality(lfirst(lc), check.rels[i].uid_type, &left, &right))
 			{
 				/* its own expression subqueries follow the same rule */
 				check_sublinks(&check, check.outer);

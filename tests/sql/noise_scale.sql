@@ -1,8 +1,9 @@
--- The noise scale of every aggregate, measured: 4000 independent partitions
+-- The noise scale of every aggregate, measured: 2000 to 4000 independent partitions
 -- of known content, empirical variance compared with 2 b^2 for the scale b
 -- the privacy claim requires.  The relative standard error of a Laplace
--- sample variance over n = 4000 is sqrt(5/n) = 3.5%; the tolerance is 25%
--- (7 standard errors), so half or double the scale fails for certain.
+-- sample variance over n = 4000 is sqrt(5/n) = 3.5% (5% at n = 2000); the
+-- tolerance is 25% (5 to 7 standard errors), so half or double the scale
+-- fails for certain.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
@@ -35,6 +36,41 @@ INSERT INTO scale_check
 SELECT 'partition_count', 2, dp_partition_count(0.5, 1e-5, 1) - 200
 FROM generate_series(1, 4000) g, generate_series(1, 200) u GROUP BY g;
 
+-- dp_var: the normalized sum of squares has sensitivity ((U - L)/2)^2 / 2
+-- and epsilon / 3.  Bounds [0, 2] (half width h = 1, centre c = 1/2),
+-- epsilon 3: b2 = c * 3 / 3 = 0.5.  200 users per partition at 1 +- 1/sqrt(2)
+-- have d^2 = c exactly and sum 0: the released variance is
+-- c + Z2 / (200 + Z0) - (Z1 / (200 + Z0))^2, i.e. c plus noise of scale
+-- b2 / 200 = 0.0025 (the other terms are 100 times smaller).
+INSERT INTO scale_check
+SELECT 'var_squares', 0.0025, dp_var(1 + (CASE WHEN u % 2 = 0 THEN 1 ELSE -1 END) / sqrt(2.0), 0, 2, 3.0, 1) - 0.5
+FROM generate_series(1, 2000) g, generate_series(1, 200) u GROUP BY g;
+
+-- Through the rewriter: the epsilon split eps / (C_u (N + 1)) measured on
+-- released counts.  2000 partitions of 60 users each (always above tau);
+-- N = 3 releases.  C_u = 1 at epsilon 2: b = 1 * 4 / 2 = 2.  Every user in
+-- two partitions, C_u = 2 at epsilon 4: b = 2 * 4 / 4 = 2.  A split that
+-- ignores N or C_u halves b or less.
+CREATE TABLE ns_users AS
+SELECT u AS uid, u % 2000 AS g, (u % 2)::float8 AS x FROM generate_series(1, 120000) u;
+CREATE TABLE ns_twice AS
+SELECT u AS uid, (u + k * 1000) % 2000 AS g, (u % 2)::float8 AS x
+FROM generate_series(1, 60000) u, generate_series(0, 1) k;
+SECURITY LABEL FOR anon_dp ON COLUMN ns_users.uid IS 'privacy_unit';
+SECURITY LABEL FOR anon_dp ON COLUMN ns_twice.uid IS 'privacy_unit';
+SET anon_dp.epsilon = 2;
+INSERT INTO scale_check
+SELECT 'rewriter_split_n3', 2, c - 60
+FROM (SELECT g, ANON_COUNT(*) AS c, ANON_SUM(x, 0, 1) AS s, ANON_AVG(x, 0, 1) AS a FROM ns_users GROUP BY g) r;
+SET anon_dp.epsilon = 4;
+SET anon_dp.max_groups_contributed = 2;
+INSERT INTO scale_check
+SELECT 'rewriter_split_n3_cu2', 2, c - 60
+FROM (SELECT g, ANON_COUNT(*) AS c, ANON_SUM(x, 0, 1) AS s, ANON_AVG(x, 0, 1) AS a FROM ns_twice GROUP BY g) r;
+RESET anon_dp.epsilon;
+RESET anon_dp.max_groups_contributed;
+DROP TABLE ns_users, ns_twice;
+
 SELECT name,
        abs(avg(noise)) < 7 * sqrt(2) * max(expected_b) / sqrt(count(*)) AS centred,
        var_pop(noise) / (2 * max(expected_b) ^ 2) BETWEEN 0.75 AND 1.25 AS variance_matches_scale
@@ -44,3 +80,24 @@ FROM scale_check GROUP BY name ORDER BY name;
 -- multiples of some coarse step): at b = 8 many distinct values appear
 SELECT count(DISTINCT noise) > 40 AS count_noise_fine_grained
 FROM scale_check WHERE name = 'count';
+
+-- The quantile tree's noise per node: sensitivity DP_QTREE_HEIGHT = 4 per
+-- contribution at the release's epsilon (one value changes one count per
+-- level), so b = 4 / epsilon = 16 at epsilon 0.25.  120 users at the lower
+-- bound (leaf 0): the median stays in the first of the root's 16 children
+-- exactly when max(0, 120 + Z_0) >= sum over the 15 empty children of
+-- max(0, Z_i).  The probability of leaving it, simulated here with
+-- continuous Laplace noise of scale 16 (400000 draws), is compared with the
+-- rate over 3000 releases (standard error 0.009; tolerance 0.05).  With b = 4
+-- (epsilon not divided by the levels) the rate falls to 0.
+CREATE TEMP TABLE qt_sim AS
+SELECT s, sum(CASE WHEN i = 0 THEN 0 ELSE greatest(0, z) END) AS empty_mass,
+       greatest(0, 120 + sum(CASE WHEN i = 0 THEN z ELSE 0 END)) AS first_mass
+FROM (SELECT s, i, -16 * sign(u) * ln(1 - 2 * abs(u)) AS z
+      FROM (SELECT s, i, random() - 0.5 AS u FROM generate_series(1, 25000) s, generate_series(0, 15) i) r) l
+GROUP BY s;
+SELECT abs(m.rate - r.rate) < 0.05 AS quantile_node_scale, r.rate BETWEEN 0.2 AND 0.8 AS informative
+FROM (SELECT avg((x > 1)::int) AS rate
+      FROM (SELECT dp_ntile(0::float8, 0.5, 0, 16, 0.25, 1) AS x
+            FROM generate_series(1, 3000) g, generate_series(1, 120) u GROUP BY g) d) m,
+     (SELECT avg((first_mass = 0 OR first_mass < empty_mass)::int) AS rate FROM qt_sim) r;

@@ -53,3 +53,37 @@ SELECT 10 * anon_dp_tau(1.0, 1e-5, 1) < 120 AS hundred_twenty_is_ten_tau;
 -- an empty partition (no rows) is never released
 SELECT dp_partition_count(1.0, 1e-5, 1) IS NULL AS empty_not_released
 FROM generate_series(1, 10) g WHERE false;
+
+-- tau through the rewriter, whatever the GROUP BY key: a one-user table
+-- released under a constant key, a key that folds to a constant, an
+-- ordinary key, a row-cap path and a fallback key type (money: anon_dp_pick).
+-- With delta = 0.02 and C_u = 1 a one-user partition is released with
+-- probability at most 0.02: 300 executions each, at most 20 releases
+-- (expected 6, binomial std 2.4; skipping tau releases all 300).
+CREATE TABLE th_one AS SELECT 1 AS uid, 'x' AS g, 1::money AS m FROM generate_series(1, 3);
+SECURITY LABEL FOR anon_dp ON COLUMN th_one.uid IS 'privacy_unit';
+CREATE TEMP TABLE th_released (shape text, n int);
+SET anon_dp.epsilon = 1.0;
+SET anon_dp.delta = 0.02;
+DO $$
+DECLARE
+	q text;
+	r int;
+BEGIN
+	FOREACH q IN ARRAY ARRAY[
+		'SELECT ''all'' AS k, ANON_COUNT(*) FROM th_one GROUP BY 1',
+		'SELECT 1 + 1 AS k, ANON_COUNT(*) FROM th_one GROUP BY 1',
+		'SELECT g, ANON_COUNT(*) FROM th_one GROUP BY g',
+		'SELECT g, ''c'' AS k, ANON_SUM(uid, 0, 1) FROM th_one GROUP BY 1, 2',
+		'SELECT m, ANON_COUNT(*) FROM th_one GROUP BY m']
+	LOOP
+		FOR i IN 1 .. 300 LOOP
+			EXECUTE 'SELECT count(*) FROM (' || q || ') s' INTO r;
+			INSERT INTO th_released VALUES (q, r);
+		END LOOP;
+	END LOOP;
+END $$;
+SELECT shape, sum(n) <= 20 AS tau_applied FROM th_released GROUP BY shape ORDER BY shape;
+RESET anon_dp.epsilon;
+RESET anon_dp.delta;
+DROP TABLE th_one;

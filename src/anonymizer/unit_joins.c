@@ -1,0 +1,299 @@
+/*
+ * unit_joins.c -- which private inputs of one query level are joined on
+ * their privacy units, i.e. what counts as "the same user"
+ * (doc/rewriter.md, "Joins of private inputs").
+ *
+ * A unit equality is a comparison of two privacy unit columns of the same
+ * type with that type's default btree equality operator, under a
+ * deterministic collation: the comparison the per-user aggregation's
+ * GROUP BY uses.  A user-defined "=" (OPERATOR(s.=)) or a nondeterministic
+ * collation would join rows of different users.
+ *
+ * The private inputs form components:
+ *   - the conjuncts of WHERE and of the ON clauses of inner joins, with AND
+ *     trees flattened at any depth, unite the inputs they equate (a strict
+ *     equality removes every row in which the two units differ);
+ *   - the ON clause of an outer join attaches inputs of its nullable side to
+ *     one component of its preserved side: a null-extended row then carries
+ *     the unit of that component.  It never connects inputs of the preserved
+ *     side with each other, since unmatched preserved rows are kept whatever
+ *     the condition says (a CROSS JOIN b LEFT JOIN t ON a.uid = b.uid pairs
+ *     every user of a with every user of b); both sides of a FULL JOIN are
+ *     preserved.
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "anonymizer/pipeline.h"
+#include "anonymizer/validate.h"
+
+static int
+find_root(private_rel *rels, int i)
+{
+	while (rels[i].component != i)
+		i = rels[i].component = rels[rels[i].component].component;
+	return i;
+}
+
+int
+unit_component(level_check *check, int i)
+{
+	return find_root(check->rels, i);
+}
+
+static void
+unite(level_check *check, int a, int b)
+{
+	check->rels[find_root(check->rels, a)].component = find_root(check->rels, b);
+}
+
+/* The conjuncts of a condition: nested ANDs flattened at any depth. */
+List *
+flatten_conjuncts(Node *quals)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (quals == NULL)
+		return NIL;
+	if (is_andclause(quals))
+	{
+		foreach(lc, ((BoolExpr *) quals)->args)
+			out = list_concat(out, flatten_conjuncts(lfirst(lc)));
+		return out;
+	}
+	if (IsA(quals, List))
+	{
+		foreach(lc, (List *) quals)
+			out = list_concat(out, flatten_conjuncts(lfirst(lc)));
+		return out;
+	}
+	return list_make1(quals);
+}
+
+/*
+ * Is clause "x = y" with the default btree equality of unit_type, under a
+ * deterministic collation?  Sets *left and *right to its operands.
+ */
+bool
+is_unit_equality(Node *clause, Oid unit_type, Node **left, Node **right)
+{
+	OpExpr	   *op = (OpExpr *) clause;
+	TypeCacheEntry *tc;
+
+	if (clause == NULL || !IsA(clause, OpExpr) || list_length(op->args) != 2)
+		return false;
+	tc = lookup_type_cache(unit_type, TYPECACHE_EQ_OPR);
+	if (!OidIsValid(tc->eq_opr) || op->opno != tc->eq_opr)
+		return false;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	*left = linitial(op->args);
+	*right = lsecond(op->args);
+	return true;
+}
+
+/*
+ * An operand of a unit equality without its COLLATE clauses: the collation
+ * of the comparison is checked on the operator (is_unit_equality).
+ */
+Node *
+strip_collate(Node *operand)
+{
+	while (operand != NULL && IsA(operand, CollateExpr))
+		operand = (Node *) ((CollateExpr *) operand)->arg;
+	return operand;
+}
+
+/* The private inputs a conjunct equates (a unit equality), or false. */
+static bool
+equated_inputs(level_check *check, Node *clause, int *li, int *ri)
+{
+	Node	   *left;
+	Node	   *right;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return false;
+	*li = private_rel_of(check, strip_collate(linitial(((OpExpr *) clause)->args)));
+	*ri = private_rel_of(check, strip_collate(lsecond(((OpExpr *) clause)->args)));
+	if (*li < 0 || *ri < 0 || check->rels[*li].uid_type != check->rels[*ri].uid_type)
+		return false;
+	return is_unit_equality(clause, check->rels[*li].uid_type, &left, &right);
+}
+
+/* Unite the inputs equated by the conjuncts of an inner join's ON or of WHERE. */
+static void
+unite_conjuncts(level_check *check, Node *quals)
+{
+	ListCell   *lc;
+	int			li;
+	int			ri;
+
+	foreach(lc, flatten_conjuncts(quals))
+		if (equated_inputs(check, lfirst(lc), &li, &ri))
+			unite(check, li, ri);
+}
+
+/*
+ * An outer join's ON clause equates its nullable side with two components of
+ * its preserved side: unmatched preserved rows are kept, so this would not
+ * join the two.
+ */
+static void
+refuse_preserved_pair(level_check *check, int a, int b)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
+					input_name(check->query, check->rels[a].rtindex),
+					input_name(check->query, check->rels[b].rtindex)),
+			 errdetail("The ON clause of an outer join equates the privacy units of both with its nullable side, but an outer join keeps the rows of its preserved side whatever its ON clause says."),
+			 errhint("Join \"%s\" and \"%s\" on their privacy units in WHERE or in the ON clause of an inner join.",
+					 rt_fetch(check->rels[a].rtindex, check->query->rtable)->eref->aliasname,
+					 rt_fetch(check->rels[b].rtindex, check->query->rtable)->eref->aliasname)));
+}
+
+/* every inner join's ON clause, at any depth */
+static void
+inner_joins_walker(Node *item, level_check *check)
+{
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+
+		if (join->jointype == JOIN_INNER)
+			unite_conjuncts(check, join->quals);
+		inner_joins_walker(join->larg, check);
+		inner_joins_walker(join->rarg, check);
+	}
+	else if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			inner_joins_walker(lfirst(lc), check);
+	}
+}
+
+/* The range table indexes of the FROM items below a join tree node. */
+static Bitmapset *
+items_below(Node *item)
+{
+	if (IsA(item, RangeTblRef))
+		return bms_make_singleton(((RangeTblRef *) item)->rtindex);
+	if (IsA(item, JoinExpr))
+		return bms_union(items_below(((JoinExpr *) item)->larg),
+						 items_below(((JoinExpr *) item)->rarg));
+	if (IsA(item, FromExpr))
+	{
+		Bitmapset  *out = NULL;
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			out = bms_union(out, items_below(lfirst(lc)));
+		return out;
+	}
+	return NULL;
+}
+
+/* The one component that every pair's side (0 or 1) reaches, or a refusal. */
+static int
+one_component(level_check *check, List *pairs, int side)
+{
+	int			found = -1;
+	ListCell   *lc;
+
+	foreach(lc, pairs)
+	{
+		int			root = find_root(check->rels, list_nth_int((List *) lfirst(lc), side));
+
+		if (found >= 0 && found != root)
+			refuse_preserved_pair(check, found, root);
+		found = root;
+	}
+	return found;
+}
+
+/*
+ * The ON clause of one outer join: equalities within the nullable side
+ * unite (they filter the rows that side contributes); equalities between
+ * the two sides attach the nullable side to the preserved side, and all of
+ * them must reach one component of the preserved side; equalities within
+ * the preserved side count for nothing.  A FULL JOIN keeps the rows of both
+ * sides: it unites nothing within either, and its equalities must reach one
+ * component on each side.
+ */
+static void
+attach_nullable_side(level_check *check, JoinExpr *join)
+{
+	bool		full = join->jointype == JOIN_FULL;
+	Bitmapset  *nullable = items_below(join->jointype == JOIN_RIGHT ? join->larg : join->rarg);
+	List	   *pairs = NIL;	/* (preserved, nullable) input indexes */
+	int			preserved_root;
+	ListCell   *lc;
+	int			li;
+	int			ri;
+
+	foreach(lc, flatten_conjuncts(join->quals))
+	{
+		bool		ln;
+		bool		rn;
+
+		if (!equated_inputs(check, lfirst(lc), &li, &ri))
+			continue;
+		ln = bms_is_member(check->rels[li].rtindex, nullable);
+		rn = bms_is_member(check->rels[ri].rtindex, nullable);
+		if (ln && rn && !full)
+			unite(check, li, ri);
+		else if (ln != rn)
+			pairs = lappend(pairs, list_make2_int(ln ? ri : li, ln ? li : ri));
+	}
+	preserved_root = one_component(check, pairs, 0);
+	if (full)
+		one_component(check, pairs, 1);
+	foreach(lc, pairs)
+		unite(check, lsecond_int((List *) lfirst(lc)), preserved_root);
+}
+
+/* every outer join, the innermost first */
+static void
+outer_joins_walker(Node *item, level_check *check)
+{
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+
+		outer_joins_walker(join->larg, check);
+		outer_joins_walker(join->rarg, check);
+		if (join->jointype != JOIN_INNER)
+			attach_nullable_side(check, join);
+	}
+	else if (IsA(item, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+			outer_joins_walker(lfirst(lc), check);
+	}
+}
+
+/*
+ * The components of the level's private inputs (rels[i].component): first
+ * what WHERE and the inner joins unite, then what the outer joins attach.
+ */
+void
+join_unit_components(level_check *check)
+{
+	int			i;
+
+	for (i = 0; i < check->nrels; i++)
+		check->rels[i].component = i;
+	inner_joins_walker((Node *) check->query->jointree, check);
+	unite_conjuncts(check, check->query->jointree->quals);
+	outer_joins_walker((Node *) check->query->jointree, check);
+}
