@@ -7,7 +7,7 @@ PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 # the pure C99 core: no PostgreSQL headers
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
-	src/dp/dp_prf.o
+	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o
 # module entry, settings, hooks, the extension's catalog, DP core host
 TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o
 # the anonymization pipeline (src/anonymizer/pipeline.h)
@@ -26,7 +26,8 @@ BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_a
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 	src/budget/ledger_worker.o src/budget/ledger_store.o
 # SQL-callable glue
-FUNCTION_OBJS = src/functions/noisy_aggregates.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o \
+FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
+	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o \
 	src/functions/privacy_arithmetic.o src/functions/budget_functions.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
@@ -50,7 +51,7 @@ include $(PGXS)
 src/dp/%.o: src/dp/%.c $(wildcard src/dp/*.h)
 	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -Wall -Wextra -Werror=implicit-function-declaration -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h src/budget/*.h)
+$(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h src/budget/*.h src/functions/*.h)
 
 .PHONY: unit
 unit:

@@ -161,7 +161,7 @@ draw_dlap(void *arg)
 static double
 draw_laplace_real(void *arg)
 {
-	return dp_laplace_real(dp_rng_secure(), (dp_laplace_plan *) arg, 0.0);
+	return dp_laplace_real(dp_rng_secure(), (dp_noise_plan *) arg, 0.0);
 }
 
 typedef struct dgauss_arg
@@ -240,7 +240,7 @@ throughput_table(void)
 
 	for (i = 0; i < sizeof(plans) / sizeof(plans[0]); i++)
 	{
-		dp_laplace_plan plan;
+		dp_noise_plan plan;
 		char		params[160];
 
 		check(dp_laplace_plan_make(plans[i].sensitivity, plans[i].epsilon, 1, &plan),

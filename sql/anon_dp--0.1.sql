@@ -185,6 +185,133 @@ CREATE AGGREGATE dp_partition_count(float8, float8, int8) (
     COMBINEFUNC = int8pl,
     FINALFUNC = dp_partition_count_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
+-- Partition selection (doc/noise.md, "Partition selection"): the mechanism
+-- is 'laplace', 'optimal' or 'gaussian'; epsilon is per partition (a query
+-- spends C_u times it), delta the selection's whole.
+-- dp_partition_select(epsilon, delta, max_groups_contributed, mechanism) -> true or NULL
+CREATE FUNCTION dp_partition_select_final(int8, float8, float8, int8, text) RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_partition_select_transfn(int8, float8, float8, int8, text) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_partition_count_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_partition_select(float8, float8, int8, text) (
+    SFUNC = dp_partition_select_transfn, STYPE = int8, INITCOND = '0',
+    COMBINEFUNC = int8pl,
+    FINALFUNC = dp_partition_select_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- dp_partition_public(max_groups_contributed) -> true: the partitions of a
+-- public table are all released; C_u is written here for the budget
+CREATE FUNCTION dp_partition_public_transfn(int8, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_partition_count_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_partition_public_final(int8, int8) RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_partition_public(int8) (
+    SFUNC = dp_partition_public_transfn, STYPE = int8, INITCOND = '0',
+    COMBINEFUNC = int8pl,
+    FINALFUNC = dp_partition_public_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- dp_count_select(per_unit_count, epsilon, delta, max_groups_contributed, mechanism)
+-- -> bigint or NULL: the noisy number of units (per-unit counts clamped to
+-- [0, 1]) that also selects the partition (ANON_COUNT(*) reused)
+CREATE FUNCTION dp_count_select_transfn(internal, int8, float8, float8, int8, text) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_count_select_final(internal, int8, float8, float8, int8, text) RETURNS int8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_count_select(int8, float8, float8, int8, text) (
+    SFUNC = dp_count_select_transfn, STYPE = internal, SSPACE = 512,
+    FINALFUNC = dp_count_select_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- dp_avg_select(value, lower, upper, epsilon, delta, max_groups_contributed, mechanism)
+-- -> float8 or NULL: dp_avg whose noisy count also selects the partition
+CREATE FUNCTION dp_avg_select_transfn(internal, float8, float8, float8, float8, float8, int8, text)
+RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_avg_select_final(internal, float8, float8, float8, float8, float8, int8, text)
+RETURNS float8 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_avg_select(float8, float8, float8, float8, float8, int8, text) (
+    SFUNC = dp_avg_select_transfn, STYPE = internal, SSPACE = 768,
+    FINALFUNC = dp_avg_select_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- Gaussian noise (doc/noise.md): (value, [lower,] upper, epsilon, delta,
+-- max_groups_contributed): the noise of the C_u partitions of one unit is
+-- (C_u epsilon, delta)-DP together, one contribution per unit and partition
+CREATE FUNCTION dp_gaussian_count_final(internal, int8, int8, float8, float8, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_count_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_count_transfn(internal, int8, int8, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_count_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_gaussian_count(int8, int8, float8, float8, int8) (
+    SFUNC = dp_gaussian_count_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_count_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+CREATE FUNCTION dp_gaussian_sum_int4_transfn(internal, int4, int4, int4, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_sum_int4_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_int8_transfn(internal, int8, int8, int8, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_sum_int8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_float8_transfn(internal, float8, float8, float8, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_sum_float8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_numeric_transfn(internal, numeric, numeric, numeric, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_sum_numeric_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_numeric_int8_transfn(internal, numeric, int8, int8, float8, float8, int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_sum_numeric_int8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_int4_final(internal, int4, int4, int4, float8, float8, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_int8_final(internal, int8, int8, int8, float8, float8, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_float8_final(internal, float8, float8, float8, float8, float8, int8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dp_sum_float8_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_numeric_final(internal, numeric, numeric, numeric, float8, float8, int8) RETURNS numeric
+AS 'MODULE_PATHNAME', 'dp_sum_numeric_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_gaussian_sum_numeric_int8_final(internal, numeric, int8, int8, float8, float8, int8) RETURNS int8
+AS 'MODULE_PATHNAME', 'dp_sum_int_final' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_gaussian_sum(int4, int4, int4, float8, float8, int8) (
+    SFUNC = dp_gaussian_sum_int4_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_sum_int4_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_gaussian_sum(int8, int8, int8, float8, float8, int8) (
+    SFUNC = dp_gaussian_sum_int8_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_sum_int8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_gaussian_sum(float8, float8, float8, float8, float8, int8) (
+    SFUNC = dp_gaussian_sum_float8_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_sum_float8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_gaussian_sum(numeric, numeric, numeric, float8, float8, int8) (
+    SFUNC = dp_gaussian_sum_numeric_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_sum_numeric_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_gaussian_sum_bigint(numeric, int8, int8, float8, float8, int8) (
+    SFUNC = dp_gaussian_sum_numeric_int8_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_sum_combine,
+    SERIALFUNC = dp_sum_serialize, DESERIALFUNC = dp_sum_deserialize,
+    FINALFUNC = dp_gaussian_sum_numeric_int8_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- dp_ntile_rows(values float8[], percentile, lower, upper, epsilon, max_values)
+-- -> float8: each row is one unit's sample of at most max_values values; the
+-- exponential mechanism over the quantile tree's leaves (row-level quantiles)
+CREATE FUNCTION dp_ntile_rows_transfn(internal, float8[], float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_rows_final(internal, float8[], float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_ntile_rows(float8[], float8, float8, float8, float8, int4) (
+    SFUNC = dp_ntile_rows_transfn, STYPE = internal,
+    COMBINEFUNC = dp_ntile_combine,
+    SERIALFUNC = dp_ntile_serialize, DESERIALFUNC = dp_ntile_deserialize,
+    FINALFUNC = dp_ntile_rows_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- dp_count_distinct(values anyarray, k, epsilon, contributions) -> bigint:
+-- distinct values over all rows, each row one unit's at most k values
+CREATE FUNCTION dp_count_distinct_transfn(internal, anyarray, int8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_count_distinct_final(internal, anyarray, int8, float8, int4) RETURNS int8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_count_distinct(anyarray, int8, float8, int4) (
+    SFUNC = dp_count_distinct_transfn, STYPE = internal,
+    FINALFUNC = dp_count_distinct_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
 --------------------------------------------------------------------------
 -- Public ANON_* aggregates.  The anonymization rewriter replaces them by
 -- per-user aggregation, contribution bounding and the dp_* aggregates
@@ -326,6 +453,23 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE anon_dp_bound_witness(anyelement) (
     SFUNC = anon_dp_bound_witness_transfn, STYPE = anyelement,
     COMBINEFUNC = anon_dp_bound_witness_transfn, PARALLEL = SAFE);
+
+-- Per-user samples, the partials of row-level aggregates
+-- (src/functions/user_samples.c): at most n values of a group, at random
+CREATE FUNCTION anon_dp_sample_transfn(internal, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_sample_final(internal, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE anon_dp_sample(float8, int4) (
+    SFUNC = anon_dp_sample_transfn, STYPE = internal,
+    FINALFUNC = anon_dp_sample_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
+CREATE FUNCTION anon_dp_distinct_sample_transfn(internal, anyelement, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_distinct_sample_final(internal, anyelement, int4) RETURNS anyarray
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE anon_dp_distinct_sample(anyelement, int4) (
+    SFUNC = anon_dp_distinct_sample_transfn, STYPE = internal,
+    FINALFUNC = anon_dp_distinct_sample_final, FINALFUNC_EXTRA, PARALLEL = SAFE);
 
 -- TABLESAMPLE anon_reservoir(n): at most n rows of each privacy unit of a
 -- private table, chosen uniformly at random at every scan

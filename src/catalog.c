@@ -43,8 +43,8 @@ typedef struct function_entry
 	Oid			funcid;			/* hash key */
 	function_role role;
 	int			kind;			/* index into anon_kinds, for ANON_* aggregates */
-	int			epsilon_arg;	/* a release (draws noise): position of its
-								 * epsilon argument; -1 otherwise */
+	bool		release;		/* draws noise or selects partitions */
+	anon_dp_release_args args;	/* of a release */
 } function_entry;
 
 /* extension functions analysts may call (doc/functions.md) */
@@ -64,9 +64,14 @@ static const struct
 {
 	const char *name;
 	int			nargs;
-	Oid			argtypes[4];
+	Oid			argtypes[8];
 }			emitted_signatures[EMIT_COUNT_] = {
 	[EMIT_PARTITION_COUNT] = {"dp_partition_count", 3, {FLOAT8OID, FLOAT8OID, INT8OID}},
+	[EMIT_PARTITION_SELECT] = {"dp_partition_select", 4, {FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_PARTITION_PUBLIC] = {"dp_partition_public", 1, {INT8OID}},
+	[EMIT_COUNT_SELECT] = {"dp_count_select", 5, {INT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_AVG_SELECT] = {"dp_avg_select", 7, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+	FLOAT8OID, INT8OID, TEXTOID}},
 	[EMIT_BOUND_PARTITIONS] = {"anon_dp_bound_partitions", 4, {BYTEAOID, INT8OID, TEXTOID, ANYOID}},
 	[EMIT_BOUNDED_COLUMN] = {"anon_dp_bounded_column", 3, {BYTEAOID, INT4OID, ANYELEMENTOID}},
 	[EMIT_BOUND_WITNESS] = {"anon_dp_bound_witness", 1, {ANYELEMENTOID}},
@@ -96,6 +101,8 @@ typedef struct catalog_cache
 	Oid			emitted[EMIT_COUNT_];
 	Oid		   *kind_aggregates;	/* by index into anon_kinds */
 	Oid		   *kind_blocks;
+	Oid		   *kind_gaussian_blocks;
+	Oid		   *kind_samples;
 	HTAB	   *functions;		/* function_entry by funcid */
 } catalog_cache;
 
@@ -141,20 +148,63 @@ add_function(Oid funcid, function_role role, int kind)
 	entry->role = role;
 	entry->kind = kind;
 	if (!found)
-		entry->epsilon_arg = -1;
+		entry->release = false;
 }
 
-/* a release: a building block that draws noise, its epsilon at epsilon_arg */
+/* a release: a building block that draws noise or selects, its parameters */
 static void
-mark_release(Oid funcid, int epsilon_arg)
+mark_release(Oid funcid, int epsilon_arg, int delta_arg, int max_groups_arg)
 {
 	function_entry *entry;
 
 	if (!OidIsValid(funcid))
 		return;
 	entry = hash_search(cache->functions, &funcid, HASH_FIND, NULL);
-	if (entry != NULL)
-		entry->epsilon_arg = epsilon_arg;
+	if (entry == NULL)
+		return;
+	entry->release = true;
+	entry->args.epsilon = epsilon_arg;
+	entry->args.delta = delta_arg;
+	entry->args.max_groups = max_groups_arg;
+}
+
+/* the Gaussian block of a kind: the block's arguments but (epsilon, delta, C_u) last */
+static Oid
+lookup_gaussian_block(const anon_kind *kind)
+{
+	Oid			argtypes[ANON_BLOCK_MAX_ARGS + 1];
+	int			i;
+
+	if (kind->gaussian_block == NULL)
+		return InvalidOid;
+	for (i = 0; i < kind->block_nargs - 1; i++)
+		argtypes[i] = kind->block_argtypes[i];
+	argtypes[kind->block_nargs - 1] = FLOAT8OID;
+	argtypes[kind->block_nargs] = INT8OID;
+	return lookup_function(kind->gaussian_block, kind->block_nargs + 1, argtypes);
+}
+
+static Oid
+lookup_sample(const anon_kind *kind)
+{
+	Oid			argtypes[2];
+
+	if (kind->partial->sample == NULL)
+		return InvalidOid;
+	argtypes[0] = kind->partial->sample_input;
+	argtypes[1] = INT4OID;
+	return lookup_function(kind->partial->sample, 2, argtypes);
+}
+
+/* the releases among the emitted functions, with their parameters */
+static void
+mark_emitted_releases(void)
+{
+	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0, 1, 2);
+	mark_release(cache->emitted[EMIT_PARTITION_SELECT], 0, 1, 2);
+	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 0);
+	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3);
+	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5);
 }
 
 /* every function the extension owns (pg_depend), as a building block for now */
@@ -190,22 +240,29 @@ resolve_known_functions(void)
 
 	cache->kind_aggregates = palloc(sizeof(Oid) * anon_kind_count);
 	cache->kind_blocks = palloc(sizeof(Oid) * anon_kind_count);
+	cache->kind_gaussian_blocks = palloc(sizeof(Oid) * anon_kind_count);
+	cache->kind_samples = palloc(sizeof(Oid) * anon_kind_count);
 	for (i = 0; i < anon_kind_count; i++)
 	{
 		const anon_kind *kind = &anon_kinds[i];
+		int			epsilon = ANON_BLOCK_EPSILON_ARG(kind);
 
 		cache->kind_aggregates[i] = lookup_function(kind->name, kind->nargs, kind->argtypes);
 		cache->kind_blocks[i] = lookup_function(kind->block, kind->block_nargs,
 												kind->block_argtypes);
-		if (OidIsValid(cache->kind_aggregates[i]))
+		cache->kind_gaussian_blocks[i] = lookup_gaussian_block(kind);
+		cache->kind_samples[i] = lookup_sample(kind);
+		/* a DISTINCT twin shares its aggregate: the call's DISTINCT tells them apart */
+		if (OidIsValid(cache->kind_aggregates[i]) && !kind->distinct)
 			add_function(cache->kind_aggregates[i], ROLE_ANON_AGGREGATE, i);
-		mark_release(cache->kind_blocks[i], ANON_BLOCK_EPSILON_ARG(kind));
+		mark_release(cache->kind_blocks[i], epsilon, -1, -1);
+		mark_release(cache->kind_gaussian_blocks[i], epsilon, epsilon + 1, epsilon + 2);
 	}
 	for (i = 0; i < EMIT_COUNT_; i++)
 		cache->emitted[i] = lookup_function(emitted_signatures[i].name,
 											emitted_signatures[i].nargs,
 											emitted_signatures[i].argtypes);
-	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0);
+	mark_emitted_releases();
 	for (i = 0; i < (int) lengthof(analyst_functions); i++)
 	{
 		List	   *qualified = list_make2(makeString(cache->schema),
@@ -340,6 +397,20 @@ anon_dp_kind_block(const anon_kind *kind)
 	return require_function(installed_cache()->kind_blocks[kind - anon_kinds], kind->block);
 }
 
+Oid
+anon_dp_kind_gaussian_block(const anon_kind *kind)
+{
+	return require_function(installed_cache()->kind_gaussian_blocks[kind - anon_kinds],
+							kind->gaussian_block ? kind->gaussian_block : "(none)");
+}
+
+Oid
+anon_dp_kind_sample(const anon_kind *kind)
+{
+	return require_function(installed_cache()->kind_samples[kind - anon_kinds],
+							kind->partial->sample ? kind->partial->sample : "(none)");
+}
+
 static function_entry *
 function_of_extension(Oid funcid)
 {
@@ -358,6 +429,16 @@ anon_dp_kind_of(Oid aggfnoid)
 	return entry && entry->role == ROLE_ANON_AGGREGATE ? &anon_kinds[entry->kind] : NULL;
 }
 
+const anon_kind *
+anon_dp_kind_of_call(Aggref *aggref)
+{
+	const anon_kind *kind = anon_dp_kind_of(aggref->aggfnoid);
+
+	if (kind != NULL && aggref->aggdistinct != NIL)
+		return anon_kind_distinct_twin(kind);
+	return kind;
+}
+
 bool
 anon_dp_is_extension_function(Oid funcid)
 {
@@ -372,21 +453,15 @@ anon_dp_is_building_block(Oid funcid)
 	return entry != NULL && entry->role == ROLE_BUILDING_BLOCK;
 }
 
-int
-anon_dp_release_epsilon_arg(Oid aggfnoid)
+bool
+anon_dp_release_arguments(Oid aggfnoid, anon_dp_release_args *args)
 {
 	function_entry *entry = function_of_extension(aggfnoid);
 
-	return entry != NULL ? entry->epsilon_arg : -1;
-}
-
-bool
-anon_dp_is_partition_count(Oid aggfnoid)
-{
-	catalog_cache *c = current_cache();
-
-	return OidIsValid(c->extension) && OidIsValid(aggfnoid) &&
-		aggfnoid == c->emitted[EMIT_PARTITION_COUNT];
+	if (entry == NULL || !entry->release)
+		return false;
+	*args = entry->args;
+	return true;
 }
 
 Query *

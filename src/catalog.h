@@ -19,6 +19,10 @@ struct anon_kind;
 typedef enum anon_dp_emitted
 {
 	EMIT_PARTITION_COUNT,		/* dp_partition_count: noisy user count, tau */
+	EMIT_PARTITION_SELECT,		/* dp_partition_select: optimal or Gaussian selection */
+	EMIT_PARTITION_PUBLIC,		/* dp_partition_public: public partitions, C_u */
+	EMIT_COUNT_SELECT,			/* dp_count_select: ANON_COUNT that selects */
+	EMIT_AVG_SELECT,			/* dp_avg_select: ANON_AVG that selects */
 	EMIT_BOUND_PARTITIONS,		/* anon_dp_bound_partitions: one-pass bounding */
 	EMIT_BOUNDED_COLUMN,		/* anon_dp_bounded_column: its kept pairs */
 	EMIT_BOUND_WITNESS,			/* anon_dp_bound_witness: a key's type */
@@ -51,12 +55,23 @@ extern const char *anon_dp_schema(void);
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
 
-/* The OIDs of an ANON_* kind's aggregate and of its building block. */
+/*
+ * The OIDs of an ANON_* kind's aggregate, of its building block, of its
+ * Gaussian building block (kind->gaussian_block) and of its extension
+ * partial (kind->partial->sample).
+ */
 extern Oid	anon_dp_kind_aggregate(const struct anon_kind *kind);
 extern Oid	anon_dp_kind_block(const struct anon_kind *kind);
+extern Oid	anon_dp_kind_gaussian_block(const struct anon_kind *kind);
+extern Oid	anon_dp_kind_sample(const struct anon_kind *kind);
 
-/* The kind of an ANON_* aggregate, or NULL when aggfnoid is not one. */
+/*
+ * The kind of an ANON_* aggregate, or NULL when aggfnoid is not one (the
+ * kind without DISTINCT); anon_dp_kind_of_call also reads the call's
+ * DISTINCT (anon_kind_distinct_twin, or NULL when the kind has no twin).
+ */
 extern const struct anon_kind *anon_dp_kind_of(Oid aggfnoid);
+extern const struct anon_kind *anon_dp_kind_of_call(Aggref *aggref);
 
 /* Whether the function belongs to the extension. */
 extern bool anon_dp_is_extension_function(Oid funcid);
@@ -69,14 +84,21 @@ extern bool anon_dp_is_extension_function(Oid funcid);
 extern bool anon_dp_is_building_block(Oid funcid);
 
 /*
- * Releases: the aggregates that draw noise (the kinds' building blocks and
- * dp_partition_count).  The position of a release's epsilon argument, or -1
- * when aggfnoid is not a release.
+ * Releases: the aggregates that draw noise or select partitions (the kinds'
+ * building blocks, their Gaussian variants, and the selection aggregates).
+ * Positions (0-based) of their privacy parameters, -1 where a release has
+ * none: the epsilon of one partition (the release spends C_u times it),
+ * the delta it spends, and C_u.
  */
-extern int	anon_dp_release_epsilon_arg(Oid aggfnoid);
+typedef struct anon_dp_release_args
+{
+	int			epsilon;
+	int			delta;
+	int			max_groups;
+} anon_dp_release_args;
 
-/* dp_partition_count(epsilon, delta, max_groups_contributed): tau */
-extern bool anon_dp_is_partition_count(Oid aggfnoid);
+/* false when aggfnoid is not a release */
+extern bool anon_dp_release_arguments(Oid aggfnoid, anon_dp_release_args *args);
 
 /*
  * The analyzed query a utility statement holds (EXPLAIN, DECLARE CURSOR,

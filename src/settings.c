@@ -8,12 +8,16 @@
 #include "utils/plancache.h"
 
 #include "dp/dp_params.h"
+#include "dp/dp_selection.h"
 #include "settings.h"
 
 double		anon_dp_epsilon = 1.0;
 double		anon_dp_delta = 1e-5;
 int			anon_dp_max_groups_contributed = 1;
 int			anon_dp_max_rows_contributed = 0;
+int			anon_dp_partition_selection = ANON_DP_CHOICE_AUTO;
+bool		anon_dp_reuse_counts = true;
+int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
 double		anon_dp_max_epsilon = 1.0;
@@ -24,6 +28,21 @@ double		anon_dp_default_budget_delta = 1e-4;
 static const struct config_enum_entry access_level_options[] = {
 	{"full", ANON_DP_ACCESS_FULL, false},
 	{"anonymized", ANON_DP_ACCESS_ANONYMIZED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry selection_options[] = {
+	{"auto", ANON_DP_CHOICE_AUTO, false},
+	{"laplace", DP_SELECT_LAPLACE, false},
+	{"optimal", DP_SELECT_OPTIMAL, false},
+	{"gaussian", DP_SELECT_GAUSSIAN, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry noise_options[] = {
+	{"auto", ANON_DP_CHOICE_AUTO, false},
+	{"laplace", ANON_DP_NOISE_LAPLACE, false},
+	{"gaussian", ANON_DP_NOISE_GAUSSIAN, false},
 	{NULL, 0, false}
 };
 
@@ -65,6 +84,12 @@ assign_real_replanning(double newval, void *extra)
 
 static void
 assign_int_replanning(int newval, void *extra)
+{
+	ResetPlanCache();
+}
+
+static void
+assign_bool_replanning(bool newval, void *extra)
 {
 	ResetPlanCache();
 }
@@ -112,6 +137,33 @@ anon_dp_define_settings(void)
 							0, 0, ANON_DP_MAX_CONTRIBUTIONS,
 							PGC_USERSET, 0,
 							NULL, assign_int_replanning, NULL);
+
+	/* how the query spends them: accuracy only (doc/noise.md) */
+	DefineCustomEnumVariable("anon_dp.partition_selection",
+							 "How a grouped anonymization query selects the partitions it releases.",
+							 "auto: the mechanism that keeps a partition at 50 % with the fewest users; "
+							 "laplace: the paper's tau on a Laplace count; optimal: optimal partition selection; "
+							 "gaussian: tau on a Gaussian count.",
+							 &anon_dp_partition_selection,
+							 ANON_DP_CHOICE_AUTO, selection_options,
+							 PGC_USERSET, 0,
+							 NULL, assign_int_replanning, NULL);
+	DefineCustomBoolVariable("anon_dp.reuse_counts",
+							 "Select partitions on the noisy user count of ANON_COUNT or ANON_AVG.",
+							 "On: a grouped query that releases a count of users tests that count against the threshold "
+							 "instead of drawing a separate one (epsilon / (C_u N) per release).",
+							 &anon_dp_reuse_counts,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, assign_bool_replanning, NULL);
+	DefineCustomEnumVariable("anon_dp.noise",
+							 "Noise of ANON_COUNT and ANON_SUM in grouped queries.",
+							 "auto: Gaussian noise where its error is smaller at the same (epsilon, delta) (C_u > 1); "
+							 "laplace or gaussian: always that one.",
+							 &anon_dp_noise,
+							 ANON_DP_CHOICE_AUTO, noise_options,
+							 PGC_USERSET, 0,
+							 NULL, assign_int_replanning, NULL);
 
 	/* access control: any role may lower its own level (doc/access.md) */
 	DefineCustomEnumVariable("anon_dp.access_level",

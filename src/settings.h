@@ -29,6 +29,18 @@ extern double anon_dp_delta;
 extern int	anon_dp_max_groups_contributed;
 extern int	anon_dp_max_rows_contributed;
 
+/*
+ * How the anonymizer spends them (accuracy, not privacy: every choice is
+ * (epsilon, delta)-DP and charged as such).  -1 (auto): the planner picks.
+ */
+#define ANON_DP_CHOICE_AUTO (-1)
+extern int	anon_dp_partition_selection;	/* dp_selection_mechanism or auto */
+extern bool anon_dp_reuse_counts;
+extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
+
+#define ANON_DP_NOISE_LAPLACE 0
+#define ANON_DP_NOISE_GAUSSIAN 1
+
 /* access control */
 extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
 extern char *anon_dp_label_admin_role;	/* superuser only */

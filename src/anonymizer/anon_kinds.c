@@ -11,59 +11,95 @@
 
 /* per-user partials: letter, fallback aggregate and its input type */
 static const anon_partial partial_rows =
-{BOUND_SPEC_ROWS, F_COUNT_, InvalidOid};
+{BOUND_SPEC_ROWS, F_COUNT_, InvalidOid, NULL, InvalidOid};
 static const anon_partial partial_nonnull =
-{BOUND_SPEC_NONNULL, F_COUNT_ANY, ANYOID};
+{BOUND_SPEC_NONNULL, F_COUNT_ANY, ANYOID, NULL, InvalidOid};
 static const anon_partial partial_sum_int =
-{BOUND_SPEC_SUM_INT, F_SUM_INT4, INT4OID};
+{BOUND_SPEC_SUM_INT, F_SUM_INT4, INT4OID, NULL, InvalidOid};
 static const anon_partial partial_sum_bigint =
-{BOUND_SPEC_SUM_BIGINT, F_SUM_INT8, INT8OID};
+{BOUND_SPEC_SUM_BIGINT, F_SUM_INT8, INT8OID, NULL, InvalidOid};
 static const anon_partial partial_sum_numeric =
-{BOUND_SPEC_SUM_NUMERIC, F_SUM_NUMERIC, NUMERICOID};
+{BOUND_SPEC_SUM_NUMERIC, F_SUM_NUMERIC, NUMERICOID, NULL, InvalidOid};
 static const anon_partial partial_sum_float =
-{BOUND_SPEC_SUM_FLOAT, F_SUM_FLOAT8, FLOAT8OID};
+{BOUND_SPEC_SUM_FLOAT, F_SUM_FLOAT8, FLOAT8OID, NULL, InvalidOid};
 static const anon_partial partial_mean =
-{BOUND_SPEC_MEAN, F_AVG_FLOAT8, FLOAT8OID};
+{BOUND_SPEC_MEAN, F_AVG_FLOAT8, FLOAT8OID, NULL, InvalidOid};
 static const anon_partial partial_min =
-{BOUND_SPEC_MIN, F_MIN_FLOAT8, FLOAT8OID};
+{BOUND_SPEC_MIN, F_MIN_FLOAT8, FLOAT8OID, NULL, InvalidOid};
 static const anon_partial partial_max =
-{BOUND_SPEC_MAX, F_MAX_FLOAT8, FLOAT8OID};
+{BOUND_SPEC_MAX, F_MAX_FLOAT8, FLOAT8OID, NULL, InvalidOid};
+/* up to m of the user's values, at random (row-level quantiles) */
+static const anon_partial partial_sample =
+{0, InvalidOid, InvalidOid, "anon_dp_sample", FLOAT8OID};
+/* up to k of the user's distinct values, at random */
+static const anon_partial partial_distinct =
+{0, InvalidOid, InvalidOid, "anon_dp_distinct_sample", ANYELEMENTOID};
 
 #define F8 FLOAT8OID
 #define I8 INT8OID
 #define I4 INT4OID
 #define NUM NUMERICOID
+#define F8A FLOAT8ARRAYOID
+#define ANYA ANYARRAYOID
+
+#define ONE false, VALUES_ONE
 
 const anon_kind anon_kinds[] = {
-	/* name, display, nargs, argtypes, partial, block, block_nargs, block_argtypes, fixed_arg, sensitivity */
+	/*
+	 * name, display, nargs, argtypes, partial, block, block_nargs,
+	 * block_argtypes, fixed_arg, sensitivity, distinct, values, selects,
+	 * gaussian_block
+	 */
 	{"anon_count", "ANON_COUNT", 0, {0}, &partial_rows,
-	"dp_count", 4, {I8, I8, F8, I4}, "1", "1"},
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count"},
 	{"anon_count", "ANON_COUNT", 1, {ANYOID}, &partial_nonnull,
-	"dp_count", 4, {I8, I8, F8, I4}, "1", "1"},
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count"},
 	{"anon_count", "ANON_COUNT", 2, {ANYOID, I8}, &partial_nonnull,
-	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U"},
+	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U", ONE, SELECTS_COUNT, "dp_gaussian_count"},
+	{"anon_count", "ANON_COUNT", 1, {ANYOID}, &partial_distinct,
+	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, "1", "k = 1 distinct value",
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL},
+	{"anon_count", "ANON_COUNT", 2, {ANYOID, I8}, &partial_distinct,
+	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, NULL, "k = U distinct values",
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL},
 	{"anon_sum", "ANON_SUM", 3, {I4, I4, I4}, &partial_sum_int,
-	"dp_sum", 5, {I8, I8, I8, F8, I4}, NULL, "max(|L|, |U|)"},
+	"dp_sum", 5, {I8, I8, I8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum"},
 	{"anon_sum", "ANON_SUM", 3, {I8, I8, I8}, &partial_sum_bigint,
-	"dp_sum_bigint", 5, {NUM, I8, I8, F8, I4}, NULL, "max(|L|, |U|)"},
+	"dp_sum_bigint", 5, {NUM, I8, I8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE,
+	"dp_gaussian_sum_bigint"},
 	{"anon_sum", "ANON_SUM", 3, {F8, F8, F8}, &partial_sum_float,
-	"dp_sum", 5, {F8, F8, F8, F8, I4}, NULL, "max(|L|, |U|)"},
+	"dp_sum", 5, {F8, F8, F8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum"},
 	{"anon_sum", "ANON_SUM", 3, {NUM, NUM, NUM}, &partial_sum_numeric,
-	"dp_sum", 5, {NUM, NUM, NUM, F8, I4}, NULL, "max(|L|, |U|)"},
+	"dp_sum", 5, {NUM, NUM, NUM, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum"},
 	{"anon_avg", "ANON_AVG", 3, {F8, F8, F8}, &partial_mean,
-	"dp_avg", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L| (count 1, normalized sum |U - L| / 2)"},
+	"dp_avg", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L| (count 1, normalized sum |U - L| / 2)",
+	ONE, SELECTS_AVG, NULL},
 	{"anon_var", "ANON_VAR", 3, {F8, F8, F8}, &partial_mean,
-	"dp_var", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2"},
+	"dp_var", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2", ONE, SELECTS_NONE, NULL},
 	{"anon_stddev", "ANON_STDDEV", 3, {F8, F8, F8}, &partial_mean,
-	"dp_stddev", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2"},
-	{"anon_ntile", "ANON_NTILE", 4, {F8, F8, F8, F8}, &partial_mean,
-	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, NULL, "|U - L|"},
+	"dp_stddev", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L|^2", ONE, SELECTS_NONE, NULL},
+	{"anon_ntile", "ANON_NTILE", 4, {F8, F8, F8, F8}, &partial_sample,
+	"dp_ntile_rows", 6, {F8A, F8, F8, F8, F8, I4}, NULL, "rank: m values",
+	false, VALUES_ROWS, SELECTS_NONE, NULL},
 	{"anon_min", "ANON_MIN", 3, {F8, F8, F8}, &partial_min,
-	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "0", "|U - L|"},
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "0", "|U - L|", ONE, SELECTS_NONE, NULL},
 	{"anon_max", "ANON_MAX", 3, {F8, F8, F8}, &partial_max,
-	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "1", "|U - L|"},
-	{"anon_median", "ANON_MEDIAN", 3, {F8, F8, F8}, &partial_mean,
-	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "0.5", "|U - L|"},
+	"dp_ntile", 6, {F8, F8, F8, F8, F8, I4}, "1", "|U - L|", ONE, SELECTS_NONE, NULL},
+	{"anon_median", "ANON_MEDIAN", 3, {F8, F8, F8}, &partial_sample,
+	"dp_ntile_rows", 6, {F8A, F8, F8, F8, F8, I4}, "0.5", "rank: m values",
+	false, VALUES_ROWS, SELECTS_NONE, NULL},
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);
+
+const anon_kind *
+anon_kind_distinct_twin(const anon_kind *kind)
+{
+	int			i;
+
+	for (i = 0; i < anon_kind_count; i++)
+		if (anon_kinds[i].distinct && strcmp(anon_kinds[i].name, kind->name) == 0 &&
+			anon_kinds[i].nargs == kind->nargs)
+			return &anon_kinds[i];
+	return NULL;
+}

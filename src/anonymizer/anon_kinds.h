@@ -26,12 +26,33 @@ typedef struct anon_partial
 {
 	char		bound_letter;	/* BOUND_SPEC_* of anon_dp_bound_partitions: its
 								 * argument and result types are in
-								 * bound_spec_column_of() */
+								 * bound_spec_column_of(); 0: none (the
+								 * planner takes a two-step path) */
 	Oid			aggregate;		/* fallback: a pg_catalog aggregate (F_*) ... */
 	Oid			aggregate_input;	/* ... over the value cast to this type
 									 * (InvalidOid: count(*)), cast to the
 									 * letter's result type */
+	const char *sample;			/* or the extension's sample(value, n int4),
+								 * a bounded array of the user's values
+								 * (src/functions/user_samples.c) */
+	Oid			sample_input;	/* its value's type: float8 or anyelement */
 } anon_partial;
+
+/* how many values of a user a release aggregates per partition */
+typedef enum anon_values
+{
+	VALUES_ONE,					/* one per-user partial */
+	VALUES_ROWS,				/* up to m rows (the plan's), contributions m */
+	VALUES_DISTINCT				/* up to k distinct values, k the bound argument */
+} anon_values;
+
+/* whether a release's noisy count of users can also select partitions */
+typedef enum anon_selects
+{
+	SELECTS_NONE,
+	SELECTS_COUNT,				/* per-user counts clamped to [0, 1] (upper bound 1) */
+	SELECTS_AVG					/* the count inside ANON_AVG */
+} anon_selects;
 
 /* One signature of an ANON_* aggregate and what it becomes. */
 typedef struct anon_kind
@@ -55,6 +76,13 @@ typedef struct anon_kind
 								 * percentile), or NULL */
 	const char *sensitivity;	/* L1 sensitivity of the release per
 								 * partition, for documentation and EXPLAIN */
+	bool		distinct;		/* ANON_COUNT(DISTINCT ...): the call has
+								 * DISTINCT (same aggregate as its twin) */
+	anon_values values;
+	anon_selects selects;
+	const char *gaussian_block; /* the block with Gaussian noise: the same
+								 * arguments with (epsilon, delta, C_u) in
+								 * place of (epsilon, contributions); NULL */
 } anon_kind;
 
 /* All rows, and their number. */
@@ -63,5 +91,8 @@ extern const int anon_kind_count;
 
 /* position of epsilon among a building block's arguments (0-based) */
 #define ANON_BLOCK_EPSILON_ARG(kind) ((kind)->block_nargs - 2)
+
+/* The ANON_*(DISTINCT ...) twin of a kind, or NULL when it has none. */
+extern const anon_kind *anon_kind_distinct_twin(const anon_kind *kind);
 
 #endif							/* ANON_DP_ANON_KINDS_H */

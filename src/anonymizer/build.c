@@ -28,15 +28,17 @@
 #include "rewrite/rewriteManip.h"
 
 #include "anonymizer/build.h"
+#include "catalog/pg_type.h"
 #include "query_nodes.h"
 #include "catalog.h"
 
 /*
  * The building block of a release over its partial:
- *   block(partial, [fixed argument], arguments after the value, epsilon, 1)
+ *   block(partial, [fixed argument], arguments after the value, epsilon, contributions)
+ * or, with Gaussian noise, block(..., epsilon, delta, C_u).
  */
 static Expr *
-release_aggregate(anon_release *release, Var *partial)
+release_aggregate(anon_plan *plan, anon_release *release, Var *partial)
 {
 	const anon_kind *kind = release->kind;
 	List	   *args = list_make1(cast_to((Expr *) partial, kind->block_argtypes[0]));
@@ -51,14 +53,66 @@ release_aggregate(anon_release *release, Var *partial)
 		args = lappend(args, cast_to(arg, kind->block_argtypes[list_length(args)]));
 	}
 	args = lappend(args, float8_const(release->epsilon));
-	args = lappend(args, int4_const(1));
-	if (list_length(args) != kind->block_nargs)
+	if (release->gaussian)
+		args = lappend(lappend(args, float8_const(release->delta)),
+					   int8_const(plan->max_groups));
+	else
+		args = lappend(args, int4_const(release->values));
+	if (list_length(args) != kind->block_nargs + (release->gaussian ? 1 : 0))
 		elog(ERROR, "anonymization query: %s takes %d arguments, not %d",
 			 kind->block, kind->block_nargs, list_length(args));
-	return (Expr *) call_aggregate(anon_dp_kind_block(kind), args, false, NULL);
+	return (Expr *) call_aggregate(release->gaussian ? anon_dp_kind_gaussian_block(kind)
+								   : anon_dp_kind_block(kind), args, false, NULL);
 }
 
-/* Step 3: noisy values and the noisy user count per partition. */
+/*
+ * The release whose noisy user count also selects the partition:
+ *   dp_count_select(partial, epsilon, delta, C_u, mechanism)
+ *   dp_avg_select(partial, lower, upper, epsilon, delta, C_u, mechanism)
+ * NULL when the partition is dropped.
+ */
+static Expr *
+selecting_aggregate(anon_plan *plan, anon_release *release, Var *partial)
+{
+	List	   *tail = list_make4(float8_const(release->epsilon),
+								  float8_const(plan->selection_delta),
+								  int8_const(plan->max_groups),
+								  text_const(dp_selection_name(plan->mechanism)));
+
+	if (release->kind->selects == SELECTS_AVG)
+	{
+		List	   *args = list_make1(cast_to((Expr *) partial, FLOAT8OID));
+		ListCell   *lc;
+
+		for_each_from(lc, release->call->args, 1)
+			args = lappend(args, cast_to((Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr),
+										 FLOAT8OID));
+		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_AVG_SELECT),
+									   list_concat(args, tail), false, NULL);
+	}
+	return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_COUNT_SELECT),
+								   lcons(cast_to((Expr *) partial, INT8OID), tail), false, NULL);
+}
+
+/* the noisy user count of a separate selection, or the public partitions' C_u */
+static Expr *
+selection_aggregate(anon_plan *plan)
+{
+	List	   *args = list_make3(float8_const(plan->user_count_epsilon),
+								  float8_const(plan->selection_delta), int8_const(plan->max_groups));
+
+	if (plan->selection == SELECTION_PUBLIC)
+		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_PUBLIC),
+									   list_make1(int8_const(plan->max_groups)), false, NULL);
+	if (plan->mechanism == DP_SELECT_LAPLACE)
+		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_COUNT),
+									   args, false, NULL);
+	return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_SELECT),
+								   lappend(args, text_const(dp_selection_name(plan->mechanism))),
+								   false, NULL);
+}
+
+/* Step 3: noisy values and the selection of each partition. */
 static Query *
 build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 {
@@ -76,25 +130,26 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 		add_group_key(released, key, (SortGroupClause *) list_nth(plan->level->groupClause, i));
 		i++;
 	}
+	*users_column = 0;
 	i = 0;
 	foreach(lc, plan->releases)
 	{
+		anon_release *release = (anon_release *) lfirst(lc);
 		Var		   *partial = subquery_column(rows->query, rti, rows->first_partial + i);
+		TargetEntry *column;
 
-		add_column(released, release_aggregate((anon_release *) lfirst(lc), partial),
-				   psprintf("anon_release_%d", i));
+		if (release == plan->selecting)
+			column = add_column(released, selecting_aggregate(plan, release, partial),
+								psprintf("anon_release_%d", i));
+		else
+			column = add_column(released, release_aggregate(plan, release, partial),
+								psprintf("anon_release_%d", i));
+		if (release == plan->selecting)
+			*users_column = column->resno;
 		i++;
 	}
-	*users_column = 0;
-	if (plan->grouped)
-	{
-		List	   *args = list_make3(float8_const(plan->user_count_epsilon),
-									  float8_const(plan->delta), int8_const(plan->max_groups));
-		Aggref	   *users = call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_COUNT),
-										   args, false, NULL);
-
-		*users_column = add_column(released, (Expr *) users, "anon_users")->resno;
-	}
+	if (plan->selection == SELECTION_SEPARATE || plan->selection == SELECTION_PUBLIC)
+		*users_column = add_column(released, selection_aggregate(plan), "anon_users")->resno;
 	released->hasAggs = true;
 	return released;
 }

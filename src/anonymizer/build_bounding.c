@@ -78,13 +78,40 @@ call_value(anon_release *release)
 	return (Expr *) copyObject(((TargetEntry *) linitial(release->call->args))->expr);
 }
 
+/*
+ * An extension partial: sample(value, n), an array of at most n values of
+ * the user: n = the plan's m rows (VALUES_ROWS) or the call's bound k on
+ * distinct values (VALUES_DISTINCT: its second argument, or 1).
+ */
+static Expr *
+sample_aggregate(anon_release *release)
+{
+	const anon_kind *kind = release->kind;
+	Expr	   *value = call_value(release);
+	Expr	   *size;
+
+	if (kind->partial->sample_input != ANYELEMENTOID)
+		value = cast_to(value, kind->partial->sample_input);
+	if (kind->values == VALUES_DISTINCT && kind->fixed_arg == NULL)
+		size = cast_to((Expr *) copyObject(((TargetEntry *) lsecond(release->call->args))->expr),
+					   INT4OID);
+	else
+		size = (Expr *) int4_const(release->values);
+	return (Expr *) call_aggregate(anon_dp_kind_sample(kind), list_make2(value, size),
+								   false, NULL);
+}
+
 /* the per-user partial as a pg_catalog aggregate (the two-step paths) */
 static Expr *
 partial_aggregate(anon_release *release)
 {
 	const anon_partial *partial = release->kind->partial;
-	Oid			result_type = bound_spec_column_of(partial->bound_letter)->result_type;
+	Oid			result_type;
 	Expr	   *value;
+
+	if (partial->sample != NULL)
+		return sample_aggregate(release);
+	result_type = bound_spec_column_of(partial->bound_letter)->result_type;
 
 	if (!OidIsValid(partial->aggregate_input))
 		return cast_to((Expr *) call_aggregate(partial->aggregate, NIL, true, NULL),

@@ -17,6 +17,7 @@
 #include "nodes/parsenodes.h"
 
 #include "anonymizer/anon_kinds.h"
+#include "dp/dp_selection.h"
 
 /* ---- find_levels.c ---- */
 
@@ -48,6 +49,8 @@ typedef struct validated_level
 	List	   *calls;			/* anon_call *: every aggregate of the level */
 	Var		   *unit;			/* the privacy unit of each row of its FROM */
 	List	   *key_forms;		/* Expr *: each GROUP BY key as it is released */
+	struct public_partitions *public_keys;	/* GROUP BY keys of a public table
+											 * (public_partitions.c), or NULL */
 	List	   *outer_private_ctes; /* String: private WITH queries it reads
 									 * that are defined around the level */
 } validated_level;
@@ -78,8 +81,21 @@ typedef struct anon_release
 {
 	const anon_kind *kind;
 	Aggref	   *call;			/* its first call: the arguments */
-	double		epsilon;		/* its share of anon_dp.epsilon */
+	double		epsilon;		/* its share of anon_dp.epsilon, per partition */
+	bool		gaussian;		/* Gaussian noise over all partitions of a user
+								 * (kind->gaussian_block) */
+	double		delta;			/* the delta its Gaussian noise spends, else 0 */
+	int32		values;			/* VALUES_ROWS: rows of a user it aggregates (m) */
 } anon_release;
+
+/* How a grouped level selects the partitions it releases (doc/noise.md). */
+typedef enum selection_kind
+{
+	SELECTION_NONE,				/* no GROUP BY: one partition, always released */
+	SELECTION_SEPARATE,			/* its own noisy user count (or optimal choice) */
+	SELECTION_REUSED,			/* the noisy count of a release (ANON_COUNT, ANON_AVG) */
+	SELECTION_PUBLIC			/* public partitions: every key of a public table */
+} selection_kind;
 
 typedef struct anon_plan
 {
@@ -91,8 +107,14 @@ typedef struct anon_plan
 	List	   *releases;		/* anon_release * */
 	bool		grouped;		/* GROUP BY: partitions are thresholded */
 	double		epsilon;		/* anon_dp.epsilon: the whole query's */
-	double		user_count_epsilon; /* grouped: the noisy user count's share */
-	double		delta;			/* spent by tau-thresholding */
+	double		user_count_epsilon; /* SELECTION_SEPARATE: its share */
+	double		delta;			/* anon_dp.delta: the whole query's */
+	selection_kind selection;
+	dp_selection_mechanism mechanism;	/* SEPARATE or REUSED */
+	anon_release *selecting;	/* REUSED: the release whose count selects */
+	double		selection_delta;	/* delta of the selection (0 without) */
+	double		users_for_half; /* partitions of this many users kept at 50 % */
+	struct public_partitions *public_keys;	/* SELECTION_PUBLIC */
 	int64		max_groups;		/* C_u */
 	bounding_strategy bounding;
 	int64		row_cap;		/* anon_dp.max_rows_contributed; 0: none */

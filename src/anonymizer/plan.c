@@ -8,6 +8,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -15,9 +17,13 @@
 #include "utils/typcache.h"
 
 #include "anonymizer/pipeline.h"
+#include "dp/dp_gauss.h"
 #include "dp/dp_params.h"
+#include "dp/dp_selection.h"
 #include "dp_errors.h"
 #include "settings.h"
+
+#define MAX_VALUES_PER_USER 65536	/* dp_quantile_release_rows' limit */
 
 /* Equal calls (same aggregate, same arguments) share one noisy value. */
 static List *
@@ -46,30 +52,240 @@ distinct_releases(List *calls)
 }
 
 /*
- * With GROUP BY: epsilon / (C_u (N + 1)) for each release and for the user
- * count.  Without: one partition that exists whatever the data, no user
- * count and one per-user row per user, so each release gets epsilon / N.
+ * Without GROUP BY: one partition that exists whatever the data, no user
+ * count and one per-user row per user, so each release gets epsilon / N,
+ * with Laplace noise.
  */
 static void
-split_epsilon(anon_plan *plan)
+split_epsilon_ungrouped(anon_plan *plan)
 {
 	int			n = list_length(plan->releases);
-	double		share;
-	dp_status	status;
+	dp_status	status = dp_check_epsilon(plan->epsilon);
 	ListCell   *lc;
 
-	if (plan->grouped)
-		status = dp_epsilon_share(plan->epsilon, plan->max_groups, n, &share);
-	else
-	{
-		status = dp_check_epsilon(plan->epsilon);
-		share = plan->epsilon / n;
-	}
 	if (status != DP_OK)
 		anon_dp_report_status(status, "this anonymization query", "anon_dp.epsilon");
 	foreach(lc, plan->releases)
+		((anon_release *) lfirst(lc))->epsilon = plan->epsilon / n;
+	plan->user_count_epsilon = 0.0;
+	plan->selection = SELECTION_NONE;
+}
+
+/*
+ * A release whose noisy count of users can also select the partition: a
+ * count of per-user counts clamped to [0, 1] (ANON_COUNT(*), ANON_COUNT(col),
+ * ANON_COUNT(col, 1)) or the count inside ANON_AVG.  ANON_COUNT(*) first:
+ * it counts every user of the partition.
+ */
+static anon_release *
+reusable_release(anon_plan *plan)
+{
+	anon_release *best = NULL;
+	int			best_rank = 0;
+	ListCell   *lc;
+
+	foreach(lc, plan->releases)
+	{
+		anon_release *release = (anon_release *) lfirst(lc);
+		const anon_kind *kind = release->kind;
+		int			rank = 0;
+
+		if (kind->selects == SELECTS_COUNT && kind->fixed_arg != NULL)
+			rank = kind->nargs == 0 ? 4 : 3;
+		else if (kind->selects == SELECTS_COUNT)
+		{
+			Node	   *upper = (Node *) ((TargetEntry *) lsecond(release->call->args))->expr;
+
+			if (IsA(upper, Const) && !((Const *) upper)->constisnull &&
+				((Const *) upper)->consttype == INT8OID &&
+				DatumGetInt64(((Const *) upper)->constvalue) == 1)
+				rank = 2;
+		}
+		else if (kind->selects == SELECTS_AVG)
+			rank = 1;
+		if (rank > best_rank)
+		{
+			best = release;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/*
+ * Gaussian noise against Laplace noise for a release of epsilon `share` per
+ * partition: the median error of Laplace noise (scale C_u-fold sensitivity
+ * over C_u share, per partition) against that of Gaussian noise for all C_u
+ * partitions together (L2 sensitivity sqrt(C_u)); the sensitivity cancels.
+ */
+static bool
+gaussian_is_smaller(double share, double delta, int64 max_groups)
+{
+	dp_noise_plan probe;
+	double		sigma_one;
+
+	if (dp_analytic_gaussian_sigma((double) max_groups * share, delta, &sigma_one) != DP_OK ||
+		dp_gaussian_plan_make(1.0, (double) max_groups * share, delta, max_groups,
+							  &probe) != DP_OK)
+		return false;
+	return 0.6745 * sigma_one * sqrt((double) max_groups) < M_LN2 / share;
+}
+
+/*
+ * Which releases get Gaussian noise, each with an equal part of delta
+ * (the selection, if any, gets one part too).  anon_dp.noise = auto: all
+ * that can, when that makes their error smaller, and only with C_u > 1.
+ */
+static int
+choose_gaussian(anon_plan *plan, double share, anon_release *reused, bool selecting,
+				double *delta_each)
+{
+	int			candidates = 0;
+	ListCell   *lc;
+
+	foreach(lc, plan->releases)
+	{
+		anon_release *release = (anon_release *) lfirst(lc);
+
+		release->gaussian = release != reused && release->kind->gaussian_block != NULL &&
+			anon_dp_noise != ANON_DP_NOISE_LAPLACE &&
+			(anon_dp_noise == ANON_DP_NOISE_GAUSSIAN || plan->max_groups > 1);
+		candidates += release->gaussian;
+	}
+	if (candidates > 0 && anon_dp_noise == ANON_DP_CHOICE_AUTO &&
+		!gaussian_is_smaller(share, plan->delta / (candidates + (selecting ? 1 : 0)),
+							 plan->max_groups))
+	{
+		foreach(lc, plan->releases)
+			((anon_release *) lfirst(lc))->gaussian = false;
+		candidates = 0;
+	}
+	*delta_each = candidates + selecting > 0 ?
+		plan->delta / (candidates + (selecting ? 1 : 0)) : 0.0;
+	if (candidates > 0 && anon_dp_noise == ANON_DP_NOISE_GAUSSIAN)
+	{
+		dp_noise_plan probe;
+		dp_status	status = dp_gaussian_plan_make(1.0, (double) plan->max_groups * share,
+												   *delta_each, plan->max_groups, &probe);
+
+		if (status != DP_OK)
+			anon_dp_report_status(status, "the Gaussian noise of this anonymization query",
+								  "anon_dp.noise");
+	}
+	foreach(lc, plan->releases)
+	{
+		anon_release *release = (anon_release *) lfirst(lc);
+
+		release->delta = release->gaussian ? *delta_each : 0.0;
+	}
+	return candidates;
+}
+
+static void
+set_shares(anon_plan *plan, double share)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->releases)
 		((anon_release *) lfirst(lc))->epsilon = share;
-	plan->user_count_epsilon = plan->grouped ? share : 0.0;
+}
+
+/* one way to select partitions, as the planner weighs it */
+typedef struct selection_option
+{
+	dp_selection_mechanism mechanism;
+	anon_release *reused;		/* NULL: a separate count */
+	double		share;			/* epsilon of each release, per partition */
+	double		delta;			/* of the selection */
+	double		users_for_half;
+	dp_status	status;
+} selection_option;
+
+static void
+weigh_option(anon_plan *plan, selection_option *option)
+{
+	int			n = list_length(plan->releases) + (option->reused ? 0 : 1);
+	double		count_epsilon;
+	dp_selection sel;
+
+	option->status = dp_epsilon_share(plan->epsilon, plan->max_groups, n - 1, &option->share);
+	if (option->status != DP_OK)
+		return;
+	choose_gaussian(plan, option->share, option->reused, true, &option->delta);
+	count_epsilon = option->share;
+	if (option->reused && option->reused->kind->selects == SELECTS_AVG)
+		count_epsilon /= 2.0;	/* the mean's count has half its epsilon */
+	option->status = dp_selection_make(option->mechanism, count_epsilon, option->delta,
+									   plan->max_groups, option->reused != NULL, &sel);
+	if (option->status == DP_OK)
+		option->users_for_half = dp_selection_users_for_half(&sel);
+}
+
+/*
+ * With GROUP BY: the selection that keeps a partition at 50 % with the
+ * fewest users, over the mechanisms anon_dp.partition_selection allows,
+ * each on the count of a release that counts users (epsilon / (C_u N) per
+ * release, anon_dp.reuse_counts) or on its own count (epsilon / (C_u (N+1))).
+ */
+static void
+choose_selection(anon_plan *plan)
+{
+	anon_release *reusable = anon_dp_reuse_counts ? reusable_release(plan) : NULL;
+	selection_option best = {0};
+	dp_status	failure = DP_OK;
+	int			m;
+
+	best.status = DP_ERR_NOISE_SCALE;
+	for (m = 0; m < DP_SELECT_MECHANISMS; m++)
+	{
+		int			r;
+
+		if (anon_dp_partition_selection != ANON_DP_CHOICE_AUTO && anon_dp_partition_selection != m)
+			continue;
+		for (r = 0; r < 2; r++)
+		{
+			selection_option option = {(dp_selection_mechanism) m, r == 0 ? reusable : NULL};
+
+			if ((r == 0 && reusable == NULL) ||
+				(m == DP_SELECT_GAUSSIAN && option.reused &&
+				 option.reused->kind->selects == SELECTS_AVG))
+				continue;
+			weigh_option(plan, &option);
+			if (option.status != DP_OK)
+				failure = failure != DP_OK ? failure : option.status;
+			else if (best.status != DP_OK || option.users_for_half < best.users_for_half)
+				best = option;
+		}
+	}
+	if (best.status != DP_OK)
+		anon_dp_report_status(failure != DP_OK ? failure : best.status,
+							  "the partition selection of this anonymization query",
+							  "anon_dp.partition_selection");
+	plan->mechanism = best.mechanism;
+	plan->selecting = best.reused;
+	plan->selection = best.reused ? SELECTION_REUSED : SELECTION_SEPARATE;
+	plan->users_for_half = best.users_for_half;
+	choose_gaussian(plan, best.share, best.reused, true, &plan->selection_delta);
+	set_shares(plan, best.share);
+	plan->user_count_epsilon = best.reused ? 0.0 : best.share;
+}
+
+/* public partitions: no selection, every release epsilon / (C_u N) */
+static void
+split_epsilon_public(anon_plan *plan)
+{
+	double		share;
+	double		delta_each;
+	dp_status	status = dp_epsilon_share(plan->epsilon, plan->max_groups,
+										  list_length(plan->releases) - 1, &share);
+
+	if (status != DP_OK)
+		anon_dp_report_status(status, "this anonymization query", "anon_dp.epsilon");
+	choose_gaussian(plan, share, NULL, false, &delta_each);
+	set_shares(plan, share);
+	plan->selection = SELECTION_PUBLIC;
+	plan->selection_delta = 0.0;
+	plan->user_count_epsilon = 0.0;
 }
 
 /* anon_dp_pick keeps keys in arrays: each needs an array type, and no domain */
@@ -128,6 +344,10 @@ choose_bounding(anon_plan *plan)
 
 	if (!plan->grouped)
 		return BOUNDING_NONE;
+	/* a partial of the extension's (an array of values) has no one-pass letter */
+	foreach(lc, plan->releases)
+		if (((anon_release *) lfirst(lc))->kind->partial->bound_letter == 0)
+			return BOUNDING_SORT;
 	if (!keys_fit_arrays(plan->keys))
 		return BOUNDING_SORT;
 	foreach(lc, plan->level->groupClause)
@@ -138,6 +358,24 @@ choose_bounding(anon_plan *plan)
 			return BOUNDING_PICK;
 	}
 	return BOUNDING_ONE_PASS;
+}
+
+/*
+ * Row-level quantiles: each user contributes up to m of its rows, m =
+ * anon_dp.max_rows_contributed when set (at most 65536), else 1.
+ */
+static void
+set_values_per_user(anon_plan *plan)
+{
+	int32		m = plan->row_cap > 0 ? (int32) Min(plan->row_cap, MAX_VALUES_PER_USER) : 1;
+	ListCell   *lc;
+
+	foreach(lc, plan->releases)
+	{
+		anon_release *release = (anon_release *) lfirst(lc);
+
+		release->values = release->kind->values == VALUES_ROWS ? m : 1;
+	}
 }
 
 anon_plan *
@@ -161,7 +399,14 @@ plan_anonymization(validated_level *valid)
 	plan->max_groups = anon_dp_max_groups_contributed;
 	plan->row_cap = anon_dp_max_rows_contributed;
 	plan->outer_private_ctes = valid->outer_private_ctes;
-	split_epsilon(plan);
+	plan->public_keys = valid->public_keys;
+	set_values_per_user(plan);
+	if (!plan->grouped)
+		split_epsilon_ungrouped(plan);
+	else if (plan->public_keys != NULL)
+		split_epsilon_public(plan);
+	else
+		choose_selection(plan);
 	plan->bounding = choose_bounding(plan);
 	return plan;
 }

@@ -186,8 +186,12 @@ check_call(Aggref *aggref)
 				 errdetail("An aggregate that is not anonymized would release exact values computed from private rows."),
 				 errhint("Use the ANON_* counterpart, for example ANON_COUNT(*) or ANON_SUM(col, lower, upper).")));
 	if (aggref->aggdistinct)
-		refuse(psprintf("%s(DISTINCT ...) is not supported", call->kind->display),
-			   "ANON_COUNT(*) already counts each user once per partition.");
+	{
+		if (anon_dp_kind_of_call(aggref) == NULL)
+			refuse(psprintf("%s(DISTINCT ...) is not supported", call->kind->display),
+				   "Only ANON_COUNT(DISTINCT col) and ANON_COUNT(DISTINCT col, k) count distinct values; ANON_COUNT(*) already counts each user once per partition.");
+		call->kind = anon_dp_kind_of_call(aggref);
+	}
 	if (aggref->aggorder)
 		refuse(psprintf("%s(... ORDER BY ...) is not supported", call->kind->display), NULL);
 	if (aggref->aggfilter)

@@ -12,9 +12,11 @@
  *     query crosses (OFFSET 0, read by the post-processing level); without,
  *     there is no user count;
  *   - the per-user level drops the rows whose privacy unit is NULL;
- *   - the epsilon written into the building blocks adds up to at most
- *     anon_dp.epsilon per user (C_u partitions, each its releases and user
- *     count), and delta and C_u are the plan's.
+ *   - every aggregate of the released level is a release (catalog.h); the
+ *     epsilon written into them adds up to at most anon_dp.epsilon per user
+ *     (C_u partitions, each its releases and its selection), their delta to
+ *     at most anon_dp.delta, C_u is the plan's, and the column that selects
+ *     partitions is the plan's selection with its delta.
  * Then the private inputs of the per-user level are marked (guard/marks.h).
  */
 #include "postgres.h"
@@ -85,16 +87,6 @@ constant_argument(Aggref *aggref, int argno)
 	return (Const *) arg;
 }
 
-static Aggref *
-released_aggregate(Query *released, AttrNumber resno, Oid aggfnoid)
-{
-	TargetEntry *tle = get_tle_by_resno(released->targetList, resno);
-
-	if (tle == NULL || !IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->aggfnoid != aggfnoid)
-		broken("the released level does not compute what the plan says");
-	return (Aggref *) tle->expr;
-}
-
 /* the only range table entry of query is the subquery expected */
 static bool
 reads_only(Query *query, Query *subquery)
@@ -141,33 +133,71 @@ verify_threshold(anon_plan *plan, anonymized_level *built)
 		broken("released partitions are not filtered by tau");
 }
 
+/* the function that must compute the column that selects partitions */
+static Oid
+expected_selection(anon_plan *plan)
+{
+	switch (plan->selection)
+	{
+		case SELECTION_PUBLIC:
+			return anon_dp_emitted_function(EMIT_PARTITION_PUBLIC);
+		case SELECTION_REUSED:
+			return anon_dp_emitted_function(plan->selecting->kind->selects == SELECTS_AVG ?
+											EMIT_AVG_SELECT : EMIT_COUNT_SELECT);
+		case SELECTION_SEPARATE:
+			return anon_dp_emitted_function(plan->mechanism == DP_SELECT_LAPLACE ?
+											EMIT_PARTITION_COUNT : EMIT_PARTITION_SELECT);
+		case SELECTION_NONE:
+			break;
+	}
+	return InvalidOid;
+}
+
+/*
+ * Every aggregate of the released level is a release; together their epsilon
+ * (per partition, times C_u with GROUP BY) is at most anon_dp.epsilon, their
+ * delta at most anon_dp.delta, their C_u the plan's, and the selection
+ * column spends the plan's selection delta.
+ */
 static void
 verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
 {
-	AttrNumber	resno = list_length(plan->keys) + 1;
 	double		per_partition = 0.0;
+	double		delta = 0.0;
+	int			releases = 0;
 	ListCell   *lc;
 
-	foreach(lc, plan->releases)
+	foreach(lc, built->released->targetList)
 	{
-		anon_release *release = (anon_release *) lfirst(lc);
-		Aggref	   *block = released_aggregate(built->released, resno++,
-											   anon_dp_kind_block(release->kind));
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Aggref	   *aggref = (Aggref *) tle->expr;
+		anon_dp_release_args args;
 
-		per_partition += DatumGetFloat8(constant_argument(block, ANON_BLOCK_EPSILON_ARG(release->kind))->constvalue);
+		if (!IsA(aggref, Aggref))
+			continue;
+		if (!anon_dp_release_arguments(aggref->aggfnoid, &args))
+			broken("the released level computes an aggregate that is not a release");
+		releases++;
+		if (args.epsilon >= 0)
+			per_partition += DatumGetFloat8(constant_argument(aggref, args.epsilon)->constvalue);
+		if (args.delta >= 0)
+			delta += DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue);
+		if (args.max_groups >= 0 &&
+			DatumGetInt64(constant_argument(aggref, args.max_groups)->constvalue) != plan->max_groups)
+			broken("a release is computed with another C_u than the plan's");
+		if (tle->resno == built->users_column &&
+			(aggref->aggfnoid != expected_selection(plan) ||
+			 (args.delta >= 0 &&
+			  DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue) != plan->selection_delta)))
+			broken("partitions are selected with other parameters than the plan's");
 	}
-	if (plan->grouped)
-	{
-		Aggref	   *users = released_aggregate(built->released, built->users_column,
-											   anon_dp_emitted_function(EMIT_PARTITION_COUNT));
-
-		per_partition += DatumGetFloat8(constant_argument(users, 0)->constvalue);
-		if (DatumGetFloat8(constant_argument(users, 1)->constvalue) != plan->delta ||
-			DatumGetInt64(constant_argument(users, 2)->constvalue) != plan->max_groups)
-			broken("tau is computed with other parameters than the plan's");
-	}
+	if (releases != list_length(plan->releases) +
+		(plan->selection == SELECTION_SEPARATE || plan->selection == SELECTION_PUBLIC ? 1 : 0))
+		broken("the released level does not compute what the plan says");
 	if (per_partition * (plan->grouped ? plan->max_groups : 1) > plan->epsilon * (1.0 + 1e-9))
 		broken("the releases of one user spend more than anon_dp.epsilon");
+	if (delta > plan->delta * (1.0 + 1e-9))
+		broken("the releases spend more than anon_dp.delta");
 }
 
 /* the per-user level keeps only rows of a user: unit IS NOT NULL AND ... */

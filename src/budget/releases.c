@@ -78,27 +78,32 @@ aggref_argument(Aggref *aggref, int argno)
 	return ((TargetEntry *) list_nth(aggref->args, argno))->expr;
 }
 
-/* the noise-drawing calls of an expression: sum of epsilon, tau's parameters */
+/*
+ * The noise-drawing and selecting calls of an expression: the sum of their
+ * epsilon (per partition), the sum of their delta, and the largest C_u any
+ * of them names.
+ */
 typedef struct release_calls
 {
 	int			calls;
 	double		epsilon;
 	double		delta;
-	double		max_groups;		/* 0 without a tau threshold */
+	double		max_groups;		/* 0 when no call names C_u */
 	bool		split;			/* a call finalizes partial states */
 } release_calls;
 
 static bool
 release_calls_walker(Node *node, release_calls *calls)
 {
+	anon_dp_release_args args;
+
 	if (node == NULL)
 		return false;
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *aggref = (Aggref *) node;
-		int			epsilon_arg = anon_dp_release_epsilon_arg(aggref->aggfnoid);
 
-		if (epsilon_arg < 0)
+		if (!anon_dp_release_arguments(aggref->aggfnoid, &args))
 			return false;
 		calls->calls++;
 		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
@@ -106,16 +111,22 @@ release_calls_walker(Node *node, release_calls *calls)
 			calls->split = true;
 			return false;
 		}
-		calls->epsilon += const_double(aggref_argument(aggref, epsilon_arg));
-		if (anon_dp_is_partition_count(aggref->aggfnoid))
+		if (args.epsilon >= 0)
+			calls->epsilon += const_double(aggref_argument(aggref, args.epsilon));
+		if (args.delta >= 0)
+			calls->delta += const_double(aggref_argument(aggref, args.delta));
+		if (args.max_groups >= 0)
 		{
-			calls->delta = const_double(aggref_argument(aggref, 1));
-			calls->max_groups = const_double(aggref_argument(aggref, 2));
+			double		groups = const_double(aggref_argument(aggref, args.max_groups));
+
+			/* NaN (not a constant) propagates: the release is refused */
+			if (isnan(groups) || groups > calls->max_groups)
+				calls->max_groups = groups;
 		}
 		return false;
 	}
 	if (IsA(node, WindowFunc) &&
-		anon_dp_release_epsilon_arg(((WindowFunc *) node)->winfnoid) >= 0)
+		anon_dp_release_arguments(((WindowFunc *) node)->winfnoid, &args))
 	{
 		calls->calls++;
 		calls->split = true;	/* never emitted by the anonymizer */
@@ -137,7 +148,8 @@ note_release(PlanState *ps, release_walk *walk)
 	if (calls.split || !IsA(ps, AggState) ||
 		DO_AGGSPLIT_SKIPFINAL(((Agg *) ps->plan)->aggsplit))
 		walk->refused = "its noise would be drawn outside one aggregation step";
-	else if (isnan(calls.epsilon) || isnan(calls.delta) || isnan(calls.max_groups))
+	else if (isnan(calls.epsilon) || isnan(calls.delta) || isnan(calls.max_groups) ||
+			 calls.epsilon < 0.0 || calls.delta < 0.0)
 		walk->refused = "its privacy parameters are not constants";
 	else if (walk->in_workers)
 		walk->refused = "it would run in several parallel workers";

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "dp_params.h"
+#include "dp_selection.h"
 
 dp_status
 dp_check_bounds(double lower, double upper)
@@ -72,6 +73,20 @@ dp_count_init(dp_sum *s, int64_t upper, double epsilon, uint32_t contributions)
 	return dp_sum_init_int(s, 0, upper, epsilon, contributions);
 }
 
+dp_status
+dp_sum_use_gaussian(dp_sum *s, double delta, int64_t max_groups)
+{
+	double		epsilon = s->plan.epsilon;
+
+	if (s->plan.contributions != 1)
+		return DP_ERR_CONTRIBUTIONS;
+	if ((double) max_groups * epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	s->units = 0;
+	return dp_gaussian_plan_make(s->plan.sensitivity, (double) max_groups * epsilon, delta,
+								 max_groups, &s->plan);
+}
+
 void
 dp_sum_merge(dp_sum *into, const dp_sum *from)
 {
@@ -82,14 +97,14 @@ double
 dp_sum_release_real(dp_rng *rng, const dp_sum *s)
 {
 	return dp_units_to_double(&s->plan,
-							  dp_laplace_noisy_units(rng, &s->plan, s->units));
+							  dp_noisy_units(rng, &s->plan, s->units));
 }
 
 dp_i128
 dp_sum_release_int(dp_rng *rng, const dp_sum *s)
 {
 	return dp_units_to_integer(&s->plan,
-							   dp_laplace_noisy_units(rng, &s->plan, s->units));
+							   dp_noisy_units(rng, &s->plan, s->units));
 }
 
 /* ---- mean ---- */
@@ -149,19 +164,56 @@ clamp_result(double x, double lower, double upper)
 	return x < lower ? lower : (x > upper ? upper : x);
 }
 
-double
-dp_mean_release(dp_rng *rng, const dp_mean *m)
+/* the mean from a noisy count (units of count_plan): post-processing */
+static double
+mean_from_count(dp_rng *rng, const dp_mean *m, dp_i128 noisy_count)
 {
-	double		count = dp_units_to_double(&m->count_plan,
-										   dp_laplace_noisy_units(rng, &m->count_plan,
-																  m->count_units));
+	double		count = dp_units_to_double(&m->count_plan, noisy_count);
 	double		sum = dp_units_to_double(&m->sum_plan,
-										 dp_laplace_noisy_units(rng, &m->sum_plan,
-																m->sum_units));
+										 dp_noisy_units(rng, &m->sum_plan, m->sum_units));
 
 	if (count < 1.0)
 		count = 1.0;
 	return clamp_result(sum / count + m->midpoint, m->lower, m->upper);
+}
+
+double
+dp_mean_release(dp_rng *rng, const dp_mean *m)
+{
+	return mean_from_count(rng, m,
+						   dp_noisy_units(rng, &m->count_plan, m->count_units));
+}
+
+dp_status
+dp_mean_select(dp_mean *m, dp_selection *sel, int mechanism, double delta,
+			   int64_t max_groups)
+{
+	dp_status	status;
+
+	if (m->count_plan.contributions != 1)
+		return DP_ERR_CONTRIBUTIONS;
+	if (mechanism == DP_SELECT_GAUSSIAN)
+		return DP_ERR_SIGMA;	/* the mean's count is Laplace only */
+	status = dp_selection_make((dp_selection_mechanism) mechanism, m->count_plan.epsilon,
+							   delta, max_groups, true, sel);
+	if (status != DP_OK)
+		return status;
+	m->count_plan = sel->count_plan;
+	m->count_one = sel->units_one;
+	m->count_units = 0;
+	return DP_OK;
+}
+
+bool
+dp_mean_release_selected(dp_rng *rng, const dp_mean *m, const dp_selection *sel,
+						 double *mean)
+{
+	dp_i128		noisy;
+
+	if (!dp_selection_release(rng, sel, m->count_units, &noisy))
+		return false;
+	*mean = mean_from_count(rng, m, noisy);
+	return true;
 }
 
 /* ---- variance ---- */
@@ -212,13 +264,13 @@ double
 dp_variance_release(dp_rng *rng, const dp_variance *v)
 {
 	double		count = dp_units_to_double(&v->count_plan,
-										   dp_laplace_noisy_units(rng, &v->count_plan,
+										   dp_noisy_units(rng, &v->count_plan,
 																  v->count_units));
 	double		sum = dp_units_to_double(&v->sum_plan,
-										 dp_laplace_noisy_units(rng, &v->sum_plan,
+										 dp_noisy_units(rng, &v->sum_plan,
 																v->sum_units));
 	double		squares = dp_units_to_double(&v->square_plan,
-											 dp_laplace_noisy_units(rng, &v->square_plan,
+											 dp_noisy_units(rng, &v->square_plan,
 																	v->square_units));
 	double		mean;
 	double		mean_square;

@@ -63,7 +63,7 @@ typedef struct dp_sum
 	int64_t		upper_int;
 	double		lower;
 	double		upper;
-	dp_laplace_plan plan;
+	dp_noise_plan plan;
 	dp_i128		units;			/* exact sum of clamped contributions */
 } dp_sum;
 
@@ -90,6 +90,13 @@ dp_sum_add_int(dp_sum *s, int64_t x)
 									dp_clamp_int64(x, s->lower_int, s->upper_int));
 }
 
+/*
+ * Replace the Laplace noise of an initialized sum (contributions 1, no
+ * contribution added yet) by Gaussian noise for all the partitions of a
+ * user together: its epsilon times max_groups and delta (dp_noise.h).
+ */
+extern dp_status dp_sum_use_gaussian(dp_sum *s, double delta, int64_t max_groups);
+
 extern void dp_sum_merge(dp_sum *into, const dp_sum *from);
 extern double dp_sum_release_real(dp_rng *rng, const dp_sum *s);
 extern dp_i128 dp_sum_release_int(dp_rng *rng, const dp_sum *s);
@@ -101,8 +108,8 @@ typedef struct dp_mean
 	double		lower;
 	double		upper;
 	double		midpoint;
-	dp_laplace_plan count_plan;
-	dp_laplace_plan sum_plan;
+	dp_noise_plan count_plan;
+	dp_noise_plan sum_plan;
 	dp_i128		count_one;		/* units of a count of 1 */
 	dp_i128		count_units;
 	dp_i128		sum_units;		/* sum of (x - midpoint) */
@@ -126,6 +133,20 @@ extern void dp_mean_merge(dp_mean *into, const dp_mean *from);
 /* Result always lies in [lower, upper]; empty input gives a noisy value. */
 extern double dp_mean_release(dp_rng *rng, const dp_mean *m);
 
+/*
+ * The mean's noisy count (epsilon / 2 of an initialized mean, contributions
+ * 1, nothing added yet) also selects the partition: *sel is planned with
+ * that count's epsilon and a dp_selection_mechanism (LAPLACE or OPTIMAL),
+ * and the count takes the selection's noise.  dp_mean_release_selected
+ * draws the count once: false when the partition is dropped, else the mean
+ * computed from that same noisy count.
+ */
+struct dp_selection;
+extern dp_status dp_mean_select(dp_mean *m, struct dp_selection *sel, int mechanism,
+								double delta, int64_t max_groups);
+extern bool dp_mean_release_selected(dp_rng *rng, const dp_mean *m,
+									 const struct dp_selection *sel, double *mean);
+
 /* ---- variance and standard deviation ---- */
 
 typedef struct dp_variance
@@ -135,9 +156,9 @@ typedef struct dp_variance
 	double		midpoint;
 	double		half_width;		/* bound on |x - midpoint|, about (upper - lower) / 2 */
 	double		square_centre;	/* about half_width^2 / 2 */
-	dp_laplace_plan count_plan;
-	dp_laplace_plan sum_plan;
-	dp_laplace_plan square_plan;
+	dp_noise_plan count_plan;
+	dp_noise_plan sum_plan;
+	dp_noise_plan square_plan;
 	dp_i128		count_one;
 	dp_i128		count_units;
 	dp_i128		sum_units;		/* sum of (x - midpoint) */

@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "dp_gauss.h"
 #include "dp_sampler.h"
 
 #define UNITS_LOG2_MIN 10		/* at least 2^10 grid steps per sensitivity */
@@ -56,7 +57,7 @@ dp_status_text(dp_status status)
 
 dp_status
 dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
-					 dp_laplace_plan *plan)
+					 dp_noise_plan *plan)
 {
 	double		eps_per_contribution;
 	int			units_log2;
@@ -75,6 +76,8 @@ dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
 	plan->sensitivity = sensitivity;
 	plan->epsilon = epsilon;
 	plan->contributions = contributions;
+	plan->truncation = 0;
+	plan->sigma = 0;
 
 	if (sensitivity == 0.0)
 	{
@@ -114,7 +117,7 @@ dp_laplace_plan_make(double sensitivity, double epsilon, uint32_t contributions,
 }
 
 double
-dp_laplace_plan_scale(const dp_laplace_plan *plan)
+dp_laplace_plan_scale(const dp_noise_plan *plan)
 {
 	return ldexp((double) plan->t, plan->grid_exp);
 }
@@ -145,22 +148,40 @@ dp_units_from_large_double(double units)
 	return round_half_away(units);
 }
 
-dp_i128
-dp_laplace_noisy_units(dp_rng *rng, const dp_laplace_plan *plan, dp_i128 units)
+/* Z of the plan's noise, in units */
+static int64_t
+draw_noise(dp_rng *rng, const dp_noise_plan *plan)
 {
-	if (plan->t == 0)
+	int64_t		z;
+
+	if (plan->sigma > 0)
+		return dp_discrete_gaussian(rng, plan->sigma);
+	for (;;)
+	{
+		z = dp_discrete_laplace(rng, plan->t, 1);
+		/* truncation: rejection gives Z conditioned on |Z| <= truncation */
+		if (plan->truncation == 0 ||
+			(z >= 0 ? (uint64_t) z : (uint64_t) 0 - (uint64_t) z) <= plan->truncation)
+			return z;
+	}
+}
+
+dp_i128
+dp_noisy_units(dp_rng *rng, const dp_noise_plan *plan, dp_i128 units)
+{
+	if (plan->t == 0 && plan->sigma == 0)
 		return units;
-	return units + dp_discrete_laplace(rng, plan->t, 1);
+	return units + draw_noise(rng, plan);
 }
 
 double
-dp_units_to_double(const dp_laplace_plan *plan, dp_i128 units)
+dp_units_to_double(const dp_noise_plan *plan, dp_i128 units)
 {
 	return ldexp((double) units, plan->grid_exp);
 }
 
 dp_i128
-dp_units_to_integer(const dp_laplace_plan *plan, dp_i128 units)
+dp_units_to_integer(const dp_noise_plan *plan, dp_i128 units)
 {
 	int			g = plan->grid_exp;
 	dp_u128		mag;
@@ -176,19 +197,19 @@ dp_units_to_integer(const dp_laplace_plan *plan, dp_i128 units)
 }
 
 double
-dp_laplace_real(dp_rng *rng, const dp_laplace_plan *plan, double x)
+dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x)
 {
 	double		y;
 	int64_t		z;
 
 	if (!isfinite(x))
 		dp_fail("dp_laplace_real: value is not finite");
-	if (plan->t == 0)
+	if (plan->t == 0 && plan->sigma == 0)
 		return x;
 	y = ldexp(x, -plan->grid_exp);
 	if (fabs(y) < 1.0e37)
 		return dp_units_to_double(plan,
-								  dp_laplace_noisy_units(rng, plan,
+								  dp_noisy_units(rng, plan,
 														 dp_units_from_double(plan, x)));
 
 	/*
@@ -196,62 +217,68 @@ dp_laplace_real(dp_rng *rng, const dp_laplace_plan *plan, double x)
 	 * double is the correctly rounded exact sum, a function of the exact
 	 * noisy value only.
 	 */
-	z = dp_discrete_laplace(rng, plan->t, 1);
+	z = draw_noise(rng, plan);
 	return x + ldexp((double) z, plan->grid_exp);
 }
 
 dp_status
-dp_gaussian_plan_make(double l2_sensitivity, double sigma, dp_gaussian_plan *plan)
+dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
+					  int64_t max_groups, dp_noise_plan *plan)
 {
-	double		units;
+	double		epsilon_calibrated = epsilon * (1.0 - 0x1p-12);
+	double		sigma_one;		/* sigma for L2 sensitivity 1 */
+	double		spread;			/* sqrt(C_u) */
+	double		units;			/* sensitivity in grid units, rounding included */
+	double		sigma_units;
+	dp_status	status;
 
-	if (!isfinite(l2_sensitivity) || l2_sensitivity <= 0.0 ||
-		!isfinite(sigma) || sigma <= 0.0)
-		return DP_ERR_SIGMA;
-	if (sigma < ldexp(1.0, -DP_SCALE_LOG2_MAX) || sigma > ldexp(1.0, DP_SCALE_LOG2_MAX) ||
-		l2_sensitivity < ldexp(1.0, -DP_SCALE_LOG2_MAX) ||
-		l2_sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
-		return DP_ERR_SIGMA;
+	if (!isfinite(epsilon) || epsilon < 1e-12 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	if (max_groups < 1 || max_groups > (INT64_C(1) << 40))
+		return DP_ERR_MAX_GROUPS;
+	if (!isfinite(sensitivity) || sensitivity < 0.0)
+		return DP_ERR_NOISE_SCALE;
 
-	plan->l2_sensitivity = l2_sensitivity;
-	plan->sigma = sigma;
-	plan->grid_exp = ceil_log2(sigma) - DP_GAUSSIAN_GRID_STEPS_LOG2;
+	plan->sensitivity = sensitivity;
+	plan->epsilon = epsilon;
+	plan->contributions = 1;
+	plan->t = 0;
+	plan->truncation = 0;
+	plan->sigma = 0;
+	if (sensitivity == 0.0)
+	{
+		plan->grid_exp = 0;
+		plan->units_per_value = 1.0;
+		return DP_OK;			/* exact: nothing depends on the data */
+	}
+	if (sensitivity < ldexp(1.0, -DP_SCALE_LOG2_MAX) ||
+		sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
+		return DP_ERR_NOISE_SCALE;
 
-	/*
-	 * Rounding to the grid adds up to r to the L2 sensitivity, so scale sigma
-	 * by (l2 + r) / l2:  sigma_units >= sigma (1/r + 1/l2).
-	 */
-	units = ldexp(sigma, -plan->grid_exp) + sigma / l2_sensitivity;
-	if (!(units < (double) DP_GAUSSIAN_SIGMA_MAX - 2.0))
+	status = dp_analytic_gaussian_sigma(epsilon_calibrated, delta * (1.0 - 0x1p-20),
+										&sigma_one);
+	if (status != DP_OK)
+		return status;
+	spread = sqrt((double) max_groups);
+	/* about 2^22 grid steps per sigma */
+	plan->grid_exp = ceil_log2(sigma_one * spread * sensitivity) - DP_GAUSSIAN_SIGMA_UNITS_LOG2;
+	plan->units_per_value = ldexp(1.0, -plan->grid_exp);
+	units = ldexp(sensitivity, -plan->grid_exp) + 1.0;
+	sigma_units = ceil(sigma_one * spread * units * (1.0 + 0x1p-40)) + 1.0;
+	if (!(sigma_units <= (double) DP_GAUSSIAN_SIGMA_MAX))
 		return DP_ERR_SIGMA;
-	plan->sigma_units = (uint64_t) ceil(units) + 1;
+	/* the discrete-noise slack ||v||_1 / s^2 fits in the epsilon left aside */
+	if (!((double) max_groups * units / (sigma_units * sigma_units) <=
+		  epsilon - epsilon_calibrated))
+		return DP_ERR_SIGMA;
+	plan->sigma = (uint64_t) sigma_units;
 	return DP_OK;
 }
 
 double
-dp_gaussian_real(dp_rng *rng, const dp_gaussian_plan *plan, double x)
+dp_gaussian_plan_sigma(const dp_noise_plan *plan)
 {
-	double		y;
-	int64_t		z;
-
-	if (!isfinite(x))
-		dp_fail("dp_gaussian_real: value is not finite");
-	y = ldexp(x, -plan->grid_exp);
-	z = dp_discrete_gaussian(rng, plan->sigma_units);
-	if (fabs(y) < 1.0e37)
-		return ldexp((double) (round_half_away(y) + z), plan->grid_exp);
-	return x + ldexp((double) z, plan->grid_exp);
-}
-
-dp_status
-dp_gaussian_sigma(double epsilon, double delta, double l2_sensitivity, double *sigma)
-{
-	if (!isfinite(epsilon) || epsilon <= 0.0 || epsilon >= 1.0)
-		return DP_ERR_EPSILON;
-	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
-		return DP_ERR_DELTA;
-	if (!isfinite(l2_sensitivity) || l2_sensitivity <= 0.0)
-		return DP_ERR_SIGMA;
-	*sigma = l2_sensitivity * sqrt(2.0 * log(1.25 / delta)) / epsilon;
-	return DP_OK;
+	return ldexp((double) plan->sigma, plan->grid_exp);
 }

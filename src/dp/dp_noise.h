@@ -37,15 +37,25 @@
 #define DP_GRID_STEPS_LOG2 40	/* target noise scale in units: about 2^40 */
 #define DP_SCALE_LOG2_MAX 900	/* a sensitivity must lie in [2^-900, 2^900] */
 
-typedef struct dp_laplace_plan
+/*
+ * The noise of one quantity: discrete Laplace of scale t units (possibly
+ * truncated to |Z| <= truncation), or discrete Gaussian of integer standard
+ * deviation sigma units.  Every noisy quantity is accumulated in grid units
+ * of r = 2^grid_exp whatever its noise.
+ */
+typedef struct dp_noise_plan
 {
-	double		sensitivity;	/* L1 sensitivity of one contribution */
+	double		sensitivity;	/* L1 (Laplace) or per-partition L-inf (Gaussian)
+								 * sensitivity of one contribution */
 	double		epsilon;		/* epsilon spent by this release */
 	uint32_t	contributions;	/* contributions of one privacy unit (k) */
 	int32_t		grid_exp;		/* g: the grid step is r = 2^g */
 	double		units_per_value;	/* 2^-g, exact */
-	uint64_t	t;				/* discrete Laplace scale in units; 0 = exact */
-} dp_laplace_plan;
+	uint64_t	t;				/* discrete Laplace scale in units; 0 = exact
+								 * (with sigma == 0) */
+	uint64_t	truncation;		/* Laplace only: |Z| <= truncation units; 0 = none */
+	uint64_t	sigma;			/* discrete Gaussian sigma in units; 0 = Laplace */
+} dp_noise_plan;
 
 /*
  * Plan a Laplace release.  Fails with DP_ERR_EPSILON or DP_ERR_NOISE_SCALE;
@@ -54,10 +64,10 @@ typedef struct dp_laplace_plan
  */
 extern dp_status dp_laplace_plan_make(double sensitivity, double epsilon,
 									  uint32_t contributions,
-									  dp_laplace_plan *plan);
+									  dp_noise_plan *plan);
 
 /* The Laplace scale actually applied, t * r, in value units. */
-extern double dp_laplace_plan_scale(const dp_laplace_plan *plan);
+extern double dp_laplace_plan_scale(const dp_noise_plan *plan);
 
 /* Out-of-line slow path of dp_units_from_double for |units| >= 2^62. */
 extern dp_i128 dp_units_from_large_double(double units);
@@ -68,7 +78,7 @@ extern dp_i128 dp_units_from_large_double(double units);
  * per input row.
  */
 static inline dp_i128
-dp_units_from_double(const dp_laplace_plan *plan, double x)
+dp_units_from_double(const dp_noise_plan *plan, double x)
 {
 	double		y = x * plan->units_per_value;	/* exact: a power of two */
 	int64_t		whole;
@@ -83,7 +93,7 @@ dp_units_from_double(const dp_laplace_plan *plan, double x)
 }
 
 static inline dp_i128
-dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
+dp_units_from_int64(const dp_noise_plan *plan, int64_t x)
 {
 	int			g = plan->grid_exp;
 	uint64_t	mag;
@@ -98,43 +108,49 @@ dp_units_from_int64(const dp_laplace_plan *plan, int64_t x)
 	return x < 0 ? -(dp_i128) q : (dp_i128) q;
 }
 
-/* units + Z, Z ~ discrete Laplace(t); exact plans return units unchanged. */
-extern dp_i128 dp_laplace_noisy_units(dp_rng *rng, const dp_laplace_plan *plan,
+/*
+ * units + Z, Z drawn from the plan's noise (discrete Laplace, truncated
+ * discrete Laplace or discrete Gaussian); exact plans return units unchanged.
+ */
+extern dp_i128 dp_noisy_units(dp_rng *rng, const dp_noise_plan *plan,
 									  dp_i128 units);
 
 /* Value of a unit count: units * r, correctly rounded to double. */
-extern double dp_units_to_double(const dp_laplace_plan *plan, dp_i128 units);
+extern double dp_units_to_double(const dp_noise_plan *plan, dp_i128 units);
 
 /* Value of a unit count rounded to the nearest integer (ties away from 0). */
-extern dp_i128 dp_units_to_integer(const dp_laplace_plan *plan, dp_i128 units);
+extern dp_i128 dp_units_to_integer(const dp_noise_plan *plan, dp_i128 units);
 
 /* One-shot: x (finite) plus Laplace noise of the plan, on the plan's grid. */
-extern double dp_laplace_real(dp_rng *rng, const dp_laplace_plan *plan, double x);
+extern double dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x);
 
 /*
- * Gaussian noise on a grid of about 2^20 steps per sigma.  sigma is the
- * standard deviation required for L2 sensitivity l2_sensitivity; the sampled
- * sigma is raised so that the per-value grid rounding is covered.
+ * Gaussian noise for one release over all the partitions of a user:
+ * sensitivity bounds one contribution in one partition (k = 1), a user
+ * contributes to at most max_groups partitions, and the noise of all of
+ * them together is (epsilon, delta)-DP (L2 sensitivity sqrt(C_u) times the
+ * sensitivity in grid units, plus one unit of rounding per partition).
+ *
+ * The analytic calibration (dp_gauss.h) holds for continuous Gaussian noise.
+ * The discrete Gaussian N_Z(0, s^2) is stochastically below N(0, s^2) + 1
+ * (up to 3 e^(-2 pi^2 s^2) in distribution): for k >= 1, P(Z >= k) <=
+ * P(X >= k - 1) because the density decreases on [k - 1, k] and the
+ * discrete normalizer is at least sqrt(2 pi) s.  The privacy loss of a shift
+ * v is increasing in <Z, v>, so the discrete mechanism's delta at epsilon is
+ * at most the continuous one's at epsilon - ||v||_1 / s^2, plus
+ * C_u 3 e^(-2 pi^2 s^2).  The plan calibrates sigma for
+ * epsilon (1 - 2^-12) and delta (1 - 2^-20), and checks that
+ * C_u (sensitivity units + 1) / s^2 <= epsilon 2^-12; the additive term is
+ * below e^(-10^12) at s >= 2^20 units.  sigma lies between about 2^21 and
+ * 2^23 units (the sampler accepts up to 2^24); parameters that would need
+ * more fail with DP_ERR_SIGMA.
  */
-typedef struct dp_gaussian_plan
-{
-	double		l2_sensitivity;
-	double		sigma;
-	int32_t		grid_exp;
-	uint64_t	sigma_units;	/* integer sigma of the discrete Gaussian */
-} dp_gaussian_plan;
+#define DP_GAUSSIAN_SIGMA_UNITS_LOG2 22
 
-#define DP_GAUSSIAN_GRID_STEPS_LOG2 20
+extern dp_status dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
+									   int64_t max_groups, dp_noise_plan *plan);
 
-extern dp_status dp_gaussian_plan_make(double l2_sensitivity, double sigma,
-									   dp_gaussian_plan *plan);
-extern double dp_gaussian_real(dp_rng *rng, const dp_gaussian_plan *plan, double x);
-
-/*
- * Classic Gaussian mechanism sigma for (epsilon, delta)-DP with epsilon in
- * (0, 1): sigma = l2 * sqrt(2 ln(1.25 / delta)) / epsilon (Dwork-Roth Thm A.1).
- */
-extern dp_status dp_gaussian_sigma(double epsilon, double delta,
-								   double l2_sensitivity, double *sigma);
+/* The standard deviation actually applied, sigma * r, in value units. */
+extern double dp_gaussian_plan_sigma(const dp_noise_plan *plan);
 
 #endif							/* DP_NOISE_H */

@@ -109,9 +109,9 @@ bool
 dp_threshold_release(dp_rng *rng, const dp_threshold *threshold,
 					 uint64_t n_units, double *noisy_count)
 {
-	const dp_laplace_plan *plan = &threshold->count_plan;
+	const dp_noise_plan *plan = &threshold->count_plan;
 	dp_i128		units = (dp_i128) n_units * dp_units_from_int64(plan, 1);
-	dp_i128		noisy = dp_laplace_noisy_units(rng, plan, units);
+	dp_i128		noisy = dp_noisy_units(rng, plan, units);
 
 	if (noisy_count)
 		*noisy_count = dp_units_to_double(plan, noisy);

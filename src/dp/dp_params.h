@@ -47,7 +47,7 @@ extern double dp_tau_continuous(double scale, double delta, int64_t max_groups);
  */
 typedef struct dp_threshold
 {
-	dp_laplace_plan count_plan;	/* noise of the user count */
+	dp_noise_plan count_plan;	/* noise of the user count */
 	double		delta;
 	int64_t		max_groups;
 	dp_i128		tau_units;		/* release iff noisy count in units >= tau_units */

@@ -8,6 +8,7 @@
 
 #include "dp_aggregate.h"
 #include "dp_params.h"
+#include "dp_sampler.h"
 
 #define MAX_SLOTS (2u * DP_QTREE_LEAVES)
 
@@ -202,7 +203,7 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 			uint64_t	exact = prefix[first + child_width] - prefix[first];
 
 			noisy[c] = dp_units_to_double(&q->plan,
-										  dp_laplace_noisy_units(rng, &q->plan,
+										  dp_noisy_units(rng, &q->plan,
 																 (dp_i128) exact *
 																 dp_units_from_int64(&q->plan, 1)));
 			if (noisy[c] < 0.0)
@@ -244,6 +245,106 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 	position = (double) node_first + rank * (double) node_width;
 	result = q->lower + (q->upper / 2.0 - q->lower / 2.0) * 2.0 *
 		(position / (double) DP_QTREE_LEAVES);
+	if (result != result)
+		result = q->lower;
+	return result < q->lower ? q->lower : (result > q->upper ? q->upper : result);
+}
+
+/* ---- the exponential mechanism over the leaves (row-level quantiles) ---- */
+
+/*
+ * gamma_j = eps_q |C_j + C_(j+1) - 2 p' n| / (4 max(p', 1 - p') k) as the
+ * fraction num_j / den, in exact integer arithmetic:
+ *   p' = P / 2^32 (p rounded), eps_q = E / 2^F <= epsilon (E < 2^24),
+ *   num_j = E |(C_j + C_(j+1)) 2^32 - 2 P n|,  den = 2^F 4 M k,
+ *   M = max(P, 2^32 - P).
+ */
+typedef struct em_scale
+{
+	uint64_t	p_fixed;		/* P */
+	uint64_t	e_fixed;		/* E */
+	dp_u128		den;
+} em_scale;
+
+static bool
+em_scale_make(const dp_quantile *q, double p, em_scale *scale)
+{
+	int			f = 24 - (int) ceil(log2(q->plan.epsilon));
+	uint64_t	m;
+
+	if (f < 0 || f > 64 || q->plan.contributions > (1u << 16))
+		return false;
+	scale->p_fixed = (uint64_t) llround(ldexp(p, 32));
+	scale->e_fixed = (uint64_t) floor(ldexp(q->plan.epsilon, f));
+	if (scale->e_fixed == 0 || scale->e_fixed >= (UINT64_C(1) << 25))
+		return false;
+	m = scale->p_fixed > (UINT64_C(1) << 31) ? scale->p_fixed
+		: (UINT64_C(1) << 32) - scale->p_fixed;
+	scale->den = ((dp_u128) 1 << f) * 4 * (dp_u128) m * q->plan.contributions;
+	return true;
+}
+
+static dp_u128
+em_numerator(const em_scale *scale, const uint64_t *prefix, uint32_t j, uint64_t n)
+{
+	dp_i128		ranks = ((dp_i128) prefix[j] + (dp_i128) prefix[j + 1]) << 32;
+	dp_i128		target = (dp_i128) 2 * (dp_i128) scale->p_fixed * (dp_i128) n;
+	dp_i128		distance = ranks > target ? ranks - target : target - ranks;
+
+	return (dp_u128) distance * scale->e_fixed;
+}
+
+double
+dp_quantile_release_rows(dp_rng *rng, const dp_quantile *q, double p)
+{
+	uint64_t   *prefix;
+	dp_u128    *numerators;
+	dp_u128		least;
+	em_scale	scale;
+	uint32_t	cursor = 0;
+	uint32_t	leaf;
+	uint64_t	count;
+	uint32_t	i;
+	uint32_t	chosen;
+	double		within;
+	double		result;
+
+	if (dp_check_percentile(p) != DP_OK)
+		dp_fail("percentile outside [0, 1]");
+	if (!em_scale_make(q, p, &scale))
+		dp_fail("dp_quantile_release_rows: epsilon or contributions out of range");
+	prefix = dp_mem_alloc(sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
+	numerators = dp_mem_alloc(sizeof(dp_u128) * DP_QTREE_LEAVES);
+	memset(prefix, 0, sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
+	while (dp_quantile_next(q, &cursor, &leaf, &count))
+		prefix[leaf + 1] = count;
+	for (i = 0; i < DP_QTREE_LEAVES; i++)
+		prefix[i + 1] += prefix[i];
+	if (prefix[DP_QTREE_LEAVES] >= (UINT64_C(1) << 50))
+		dp_fail("dp_quantile_release_rows: more than 2^50 values");
+	least = ~(dp_u128) 0;
+	for (i = 0; i < DP_QTREE_LEAVES; i++)
+	{
+		numerators[i] = em_numerator(&scale, prefix, i, prefix[DP_QTREE_LEAVES]);
+		if (numerators[i] < least)
+			least = numerators[i];
+	}
+	/*
+	 * Leaf j with probability proportional to exp(-gamma_j): propose a leaf
+	 * uniformly, accept it with probability exp(-(gamma_j - min gamma)), an
+	 * exact Bernoulli.  Subtracting the minimum changes no probability and
+	 * keeps the acceptance rate at least 2^-16.
+	 */
+	do
+		chosen = (uint32_t) dp_uniform_below(rng, DP_QTREE_LEAVES);
+	while (!dp_bernoulli_exp(rng, numerators[chosen] - least, scale.den));
+	dp_mem_free(numerators);
+	dp_mem_free(prefix);
+
+	/* a point of the leaf, uniformly: independent of the data */
+	within = ldexp((double) (dp_rng_u64(rng) >> 11), -53);
+	result = q->lower + (q->upper / 2.0 - q->lower / 2.0) * 2.0 *
+		(((double) chosen + within) / (double) DP_QTREE_LEAVES);
 	if (result != result)
 		result = q->lower;
 	return result < q->lower ? q->lower : (result > q->upper ? q->upper : result);

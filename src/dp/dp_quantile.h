@@ -30,7 +30,7 @@ typedef struct dp_quantile
 	double		lower;
 	double		upper;
 	double		leaves_per_unit;	/* DP_QTREE_LEAVES / (upper - lower) */
-	dp_laplace_plan plan;		/* noise of one node count */
+	dp_noise_plan plan;		/* noise of one node count */
 	uint32_t	capacity;		/* slots (power of two, or 0) */
 	uint32_t	used;			/* non-empty leaves */
 	uint32_t   *keys;			/* leaf index + 1; 0 marks an empty slot */
@@ -69,5 +69,24 @@ extern void dp_quantile_free(dp_quantile *q);
 
 /* The p-quantile (p in [0, 1]); always inside [lower, upper]. */
 extern double dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p);
+
+/*
+ * The p-quantile of the values themselves, for row-level quantiles where a
+ * unit adds up to k = contributions values: the exponential mechanism over
+ * the leaves.  Leaf j (with C_j values in the leaves before it, n in all)
+ * is drawn with probability proportional to
+ *
+ *   exp(-eps |C_j + C_(j+1) - 2 p n| / (4 max(p, 1 - p) k))
+ *
+ * and the value is a uniform point of the leaf.  Adding or removing a unit
+ * moves C_j + C_(j+1) - 2 p n by at most 2 max(p, 1 - p) k, so each weight
+ * changes by at most e^(eps/2) and the choice is eps-DP.  The exponent is
+ * computed exactly, as a fraction of integers (p rounded to a multiple of
+ * 2^-32, eps rounded down to 24 significant bits), and the leaf is drawn by
+ * exact rejection sampling (dp_bernoulli_exp).  Needs k <= 65536, epsilon
+ * in [1e-12, 2^20] and fewer than 2^50 values.  Unlike the tree walk, its
+ * noise in ranks does not grow with the tree's height or branching.
+ */
+extern double dp_quantile_release_rows(dp_rng *rng, const dp_quantile *q, double p);
 
 #endif							/* DP_QUANTILE_H */

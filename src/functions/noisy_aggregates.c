@@ -26,241 +26,17 @@
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "nodes/primnodes.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 #include "dp/dp_aggregate.h"
 #include "dp/dp_quantile.h"
 #include "dp/dp_params.h"
 #include "dp_errors.h"
+#include "functions/aggregate_args.h"
 #include "settings.h"
-
-/* ---- parameters of an aggregate call ---- */
-
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo, const char *function)
-{
-	MemoryContext context;
-
-	if (!AggCheckCallContext(fcinfo, &context))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s can only be called as an aggregate", function)));
-	return context;
-}
-
-/*
- * In a parallel plan the finalizing Aggref's only argument stands for the
- * partial aggregate computed below it: either the partial Aggref itself or,
- * after set_plan_references, an OUTER_VAR reference to it.  Follow such
- * references down the plan tree to the partial Aggref, whose arguments are
- * those the query wrote.
- */
-/*
- * The node an OUTER_VAR of a node's targetlist refers to: its outer plan,
- * or for Append and MergeAppend (partitionwise aggregation: one partial
- * aggregate per partition, the same call in each) their first child.
- */
-static PlanState *
-referenced_child(PlanState *planstate)
-{
-	if (IsA(planstate, AppendState))
-		return ((AppendState *) planstate)->as_nplans > 0 ?
-			((AppendState *) planstate)->appendplans[0] : NULL;
-	if (IsA(planstate, MergeAppendState))
-		return ((MergeAppendState *) planstate)->ms_nplans > 0 ?
-			((MergeAppendState *) planstate)->mergeplans[0] : NULL;
-	return outerPlanState(planstate);
-}
-
-static Aggref *
-partial_aggref(FunctionCallInfo fcinfo, Expr *expr)
-{
-	PlanState  *planstate = NULL;
-
-	if (fcinfo->context && IsA(fcinfo->context, AggState))
-		planstate = &((AggState *) fcinfo->context)->ss.ps;
-
-	for (;;)
-	{
-		if (IsA(expr, Aggref))
-			return (Aggref *) expr;
-		if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR &&
-			planstate != NULL && referenced_child(planstate) != NULL)
-		{
-			Plan	   *outer;
-			AttrNumber	attno = ((Var *) expr)->varattno;
-
-			planstate = referenced_child(planstate);
-			outer = planstate->plan;
-			if (attno < 1 || attno > list_length(outer->targetlist))
-				break;
-			expr = ((TargetEntry *) list_nth(outer->targetlist, attno - 1))->expr;
-			continue;
-		}
-		break;
-	}
-	return NULL;
-}
-
-/* Argument expressions of the aggregate call, as the query wrote them. */
-static List *
-call_arguments(FunctionCallInfo fcinfo, const char *function)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-
-	if (aggref == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s can only be called as an aggregate", function)));
-	if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
-	{
-		Aggref	   *partial = NULL;
-
-		if (list_length(aggref->args) == 1)
-			partial = partial_aggref(fcinfo,
-									 ((TargetEntry *) linitial(aggref->args))->expr);
-		if (partial == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s cannot find its arguments in this plan", function),
-					 errhint("SET enable_partitionwise_aggregate = off for this query.")));
-		aggref = partial;
-	}
-	return aggref->args;
-}
-
-static Const *
-constant_argument(List *args, int argno, const char *function, const char *name)
-{
-	Node	   *expr;
-
-	if (argno >= list_length(args))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("%s: argument %s is missing from the aggregate call", function, name)));
-	expr = (Node *) ((TargetEntry *) list_nth(args, argno))->expr;
-	while (IsA(expr, RelabelType))
-		expr = (Node *) ((RelabelType *) expr)->arg;
-	if (!IsA(expr, Const))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of %s must be a constant", name, function),
-				 errdetail("Clamping bounds and privacy parameters are part of the privacy guarantee; a value computed from the data or supplied as a query parameter could leak information."),
-				 errhint("Write %s as a literal or constant expression in the query text.", name)));
-	if (((Const *) expr)->constisnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s of %s must not be NULL", name, function),
-				 errhint("Write %s as a non-NULL constant.", name)));
-	return (Const *) expr;
-}
-
-static double
-numeric_to_double(Datum value)
-{
-	/* +-Infinity out of double range instead of an error: bounds are clamped */
-	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, value));
-}
-
-static double
-double_argument(List *args, int argno, const char *function, const char *name)
-{
-	Const	   *c = constant_argument(args, argno, function, name);
-
-	switch (c->consttype)
-	{
-		case FLOAT8OID:
-			return DatumGetFloat8(c->constvalue);
-		case FLOAT4OID:
-			return (double) DatumGetFloat4(c->constvalue);
-		case INT2OID:
-			return (double) DatumGetInt16(c->constvalue);
-		case INT4OID:
-			return (double) DatumGetInt32(c->constvalue);
-		case INT8OID:
-			return (double) DatumGetInt64(c->constvalue);
-		case NUMERICOID:
-			return numeric_to_double(c->constvalue);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("%s of %s has unsupported type %s", name, function,
-					format_type_be(c->consttype))));
-	pg_unreachable();
-}
-
-static int64
-int64_argument(List *args, int argno, const char *function, const char *name)
-{
-	Const	   *c = constant_argument(args, argno, function, name);
-
-	switch (c->consttype)
-	{
-		case INT2OID:
-			return DatumGetInt16(c->constvalue);
-		case INT4OID:
-			return DatumGetInt32(c->constvalue);
-		case INT8OID:
-			return DatumGetInt64(c->constvalue);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("%s of %s has unsupported type %s", name, function,
-					format_type_be(c->consttype))));
-	pg_unreachable();
-}
-
-/* epsilon and contributions: the last two arguments of every dp_* aggregate */
-typedef struct common_params
-{
-	double		epsilon;
-	uint32		contributions;
-} common_params;
-
-static common_params
-read_common(List *args, int epsilon_argno, const char *function)
-{
-	common_params p;
-	int64		k;
-
-	p.epsilon = double_argument(args, epsilon_argno, function, "epsilon");
-	k = int64_argument(args, epsilon_argno + 1, function, "contributions");
-	if (k < 1 || k > ANON_DP_MAX_CONTRIBUTIONS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid contributions for %s: must be between 1 and %d", function,
-						ANON_DP_MAX_CONTRIBUTIONS),
-				 errhint("Pass 1 unless each privacy unit contributes several rows to this aggregate.")));
-	p.contributions = (uint32) k;
-	return p;
-}
-
-/* Map a failed init to the argument that caused it. */
-static void
-check_init(dp_status status, const char *function)
-{
-	const char *argument;
-
-	switch (status)
-	{
-		case DP_OK:
-			return;
-		case DP_ERR_EPSILON:
-			argument = "epsilon";
-			break;
-		case DP_ERR_CONTRIBUTIONS:
-			argument = "contributions";
-			break;
-		case DP_ERR_PERCENTILE:
-			argument = "percentile";
-			break;
-		default:
-			argument = "bounds";
-			break;
-	}
-	anon_dp_report_status(status, function, argument);
-}
 
 /* ---- sum and count ---- */
 
@@ -271,38 +47,44 @@ typedef enum sum_kind
 	SUM_FLOAT					/* (value float8|numeric, lower, upper, epsilon, contributions) */
 } sum_kind;
 
+/*
+ * The state of a sum or count, from its call: (value, [lower,] upper,
+ * epsilon, contributions) with Laplace noise, or (value, [lower,] upper,
+ * epsilon, delta, max_groups_contributed) for the Gaussian blocks
+ * dp_gaussian_count and dp_gaussian_sum, one argument more.
+ */
 static dp_sum *
 sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
 {
 	List	   *args = call_arguments(fcinfo, function);
+	int			epsilon_argno = kind == SUM_COUNT ? 2 : 3;
+	bool		gaussian = list_length(args) == epsilon_argno + 3;
 	dp_sum	   *s = palloc0(sizeof(dp_sum));
-	common_params common;
+	common_params common = {0.0, 1};
+	selection_params gauss = {0};
 	dp_status	status;
 
-	if (kind == SUM_COUNT)
+	if (gaussian)
 	{
-		int64		upper = int64_argument(args, 1, function, "upper bound");
-
-		common = read_common(args, 2, function);
-		status = dp_count_init(s, upper, common.epsilon, common.contributions);
-	}
-	else if (kind == SUM_INTEGER)
-	{
-		int64		lower = int64_argument(args, 1, function, "lower bound");
-		int64		upper = int64_argument(args, 2, function, "upper bound");
-
-		common = read_common(args, 3, function);
-		status = dp_sum_init_int(s, lower, upper, common.epsilon, common.contributions);
+		gauss = read_selection(args, epsilon_argno, false, function);
+		common.epsilon = gauss.epsilon;
 	}
 	else
-	{
-		double		lower = double_argument(args, 1, function, "lower bound");
-		double		upper = double_argument(args, 2, function, "upper bound");
-
-		common = read_common(args, 3, function);
-		status = dp_sum_init_real(s, lower, upper, common.epsilon, common.contributions);
-	}
+		common = read_common(args, epsilon_argno, function);
+	if (kind == SUM_COUNT)
+		status = dp_count_init(s, int64_argument(args, 1, function, "upper bound"),
+							   common.epsilon, common.contributions);
+	else if (kind == SUM_INTEGER)
+		status = dp_sum_init_int(s, int64_argument(args, 1, function, "lower bound"),
+								 int64_argument(args, 2, function, "upper bound"),
+								 common.epsilon, common.contributions);
+	else
+		status = dp_sum_init_real(s, double_argument(args, 1, function, "lower bound"),
+								  double_argument(args, 2, function, "upper bound"),
+								  common.epsilon, common.contributions);
 	check_init(status, function);
+	if (gaussian)
+		check_init(dp_sum_use_gaussian(s, gauss.delta, gauss.max_groups), function);
 	return s;
 }
 
@@ -645,6 +427,59 @@ dp_ntile_transfn(PG_FUNCTION_ARGS)
 		dp_quantile_add(&q->tree, PG_GETARG_FLOAT8(1));	/* may grow the table */
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(q);
+}
+
+/*
+ * dp_ntile_rows(values float8[], percentile, lower, upper, epsilon,
+ * max_values): each row is one user's sample of at most max_values values
+ * (anon_dp_sample); values beyond max_values in a row are not added, so a
+ * user adds at most max_values values whatever the input.
+ */
+PG_FUNCTION_INFO_V1(dp_ntile_rows_transfn);
+Datum
+dp_ntile_rows_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext context = aggregate_context(fcinfo, "dp_ntile_rows");
+	MemoryContext old = MemoryContextSwitchTo(context);
+	quantile_state *q;
+
+	q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile_rows")
+		: (quantile_state *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *values = PG_GETARG_ARRAYTYPE_P(1);
+		Datum	   *elements;
+		bool	   *nulls;
+		int			n;
+		int			i;
+		uint32		added = 0;
+
+		deconstruct_array(values, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+						  &elements, &nulls, &n);
+		for (i = 0; i < n && added < q->tree.plan.contributions; i++)
+			if (!nulls[i])
+			{
+				dp_quantile_add(&q->tree, DatumGetFloat8(elements[i]));
+				added++;
+			}
+	}
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(q);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_rows_final);
+Datum
+dp_ntile_rows_final(PG_FUNCTION_ARGS)
+{
+	quantile_state *q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile_rows")
+		: (quantile_state *) PG_GETARG_POINTER(0);
+
+	if (q->tree.plan.contributions > 65536)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid contributions for dp_ntile_rows: must be between 1 and 65536"),
+				 errhint("Let each privacy unit contribute at most 65536 values.")));
+	PG_RETURN_FLOAT8(dp_quantile_release_rows(dp_rng_secure(), &q->tree, q->percentile));
 }
 
 PG_FUNCTION_INFO_V1(dp_ntile_combine);

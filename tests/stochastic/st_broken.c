@@ -179,7 +179,7 @@ tau_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 
 typedef struct nan_state
 {
-	dp_laplace_plan plan;
+	dp_noise_plan plan;
 	double		sum;
 } nan_state;
 

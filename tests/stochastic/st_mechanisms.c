@@ -260,43 +260,19 @@ partition_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 	return dp_threshold_release(rng, &s->threshold, s->units, out);
 }
 
-/* ---- the Gaussian mechanism of the core, on a clamped sum ---- */
-
-typedef struct gaussian_state
-{
-	dp_gaussian_plan plan;
-	double		sum;
-} gaussian_state;
+/* ---- Gaussian noise (dp_sum_use_gaussian), on a clamped sum ---- */
 
 static void *
 gaussian_prepare(const st_mech *m, const double *x, int n)
 {
-	gaussian_state *s = alloc_state(sizeof(gaussian_state));
-	double		l2 = fmax(fabs(m->lower), fabs(m->upper));
-	double		sigma;
+	dp_sum	   *s = alloc_state(sizeof(dp_sum));
 	int			i;
 
-	check(dp_gaussian_sigma(m->epsilon, m->delta, l2, &sigma), m);
-	check(dp_gaussian_plan_make(l2, sigma, &s->plan), m);
-	s->sum = 0.0;
+	check(dp_sum_init_real(s, m->lower, m->upper, m->epsilon / (double) m->groups, 1), m);
+	check(dp_sum_use_gaussian(s, m->delta, m->groups), m);
 	for (i = 0; i < n; i++)
-	{
-		double		c;
-
-		if (dp_clamp(x[i], m->lower, m->upper, &c))
-			s->sum += c;
-	}
+		dp_sum_add_real(s, x[i]);
 	return s;
-}
-
-static bool
-gaussian_release(const st_mech *m, void *state, dp_rng *rng, double *out)
-{
-	gaussian_state *s = state;
-
-	(void) m;
-	*out = dp_gaussian_real(rng, &s->plan, s->sum);
-	return true;
 }
 
 /* ---- the list ---- */
@@ -420,15 +396,16 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		m.delta = q;
 		ADD(m);
 
-		/* the core's Gaussian mechanism (epsilon < 1 only), not used by the glue yet */
+		/* Gaussian noise, analytic calibration (C_u = 1: the partition alone) */
 		for (e = 0; e < 2; e++)
 		{
-			m = base("gaussian_sum", "dp_gaussian_real on a sum clamped to [-0.25, 0.5] (delta = 1e-3)",
-					 e == 0 ? 0.5 : 0.9);
+			m = base("gaussian_sum", "dp_sum_use_gaussian: a sum clamped to [-0.25, 0.5], analytic sigma (delta = 1e-3)",
+					 e == 0 ? 0.5 : 2.0);
 			m.prepare = gaussian_prepare;
-			m.release = gaussian_release;
+			m.release = sum_real_release;
 			m.lower = -0.25;
 			m.upper = 0.5;
+			m.groups = 1;
 			m.delta = 1e-3;
 			ADD(m);
 		}

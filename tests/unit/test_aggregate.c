@@ -657,7 +657,7 @@ test_aggregate_merge(void)
  * unit moved, k contributions).  units is the largest such move.
  */
 static double
-budget_ratio(const dp_laplace_plan *plan, long double units)
+budget_ratio(const dp_noise_plan *plan, long double units)
 {
 	long double allowed = (long double) plan->epsilon * (long double) plan->t /
 		(long double) plan->contributions;

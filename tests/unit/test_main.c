@@ -33,8 +33,6 @@
 	X(laplace_plan_errors) \
 	X(laplace_real_variance) \
 	X(laplace_real_grid) \
-	X(gaussian_sigma) \
-	X(gaussian_real_variance) \
 	X(units_conversion) \
 	X(units_from_double_round_half) \
 	X(units_from_int64_extreme_grid) \
@@ -64,6 +62,20 @@
 	X(quantile_bounds) \
 	X(quantile_memory) \
 	X(quantile_merge) \
+	/* Gaussian noise and partition selection (test_selection.c) */ \
+	X(gaussian_analytic_sigma) \
+	X(discrete_gaussian_dominance) \
+	X(gaussian_plan) \
+	X(gaussian_noise_variance) \
+	X(sum_gaussian) \
+	X(optimal_selection) \
+	X(optimal_sampling) \
+	X(selection_thresholds) \
+	X(truncated_selection) \
+	X(gaussian_selection_bound) \
+	X(mean_select) \
+	X(quantile_rows_distribution) \
+	X(quantile_rows_accuracy) \
 	/* contribution bounding (test_reservoir.c) */ \
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \

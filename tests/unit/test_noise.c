@@ -29,7 +29,7 @@
 
 /* the exact Laplace scale t * r of a plan, in long double (t may exceed 2^53) */
 static long double
-exact_scale(const dp_laplace_plan *plan)
+exact_scale(const dp_noise_plan *plan)
 {
 	return ldexpl((long double) plan->t, plan->grid_exp);
 }
@@ -52,7 +52,7 @@ test_laplace_plan_scale(void)
 		for (j = 0; j < sizeof(eps) / sizeof(eps[0]); j++)
 			for (c = 0; c < sizeof(ks) / sizeof(ks[0]); c++)
 			{
-				dp_laplace_plan plan;
+				dp_noise_plan plan;
 				dp_status	st = dp_laplace_plan_make(sens[i], eps[j], ks[c], &plan);
 				long double b = (long double) ks[c] * sens[i] / eps[j];
 				long double r;
@@ -115,7 +115,7 @@ test_laplace_plan_scale(void)
 
 	/* zero sensitivity: exact release */
 	{
-		dp_laplace_plan plan;
+		dp_noise_plan plan;
 		test_rng	r;
 
 		test_rng_stream(&r, 1);
@@ -123,8 +123,8 @@ test_laplace_plan_scale(void)
 		CHECK(plan.t == 0, "zero sensitivity: t = %llu, expected 0", (unsigned long long) plan.t);
 		CHECK(dp_laplace_real(RNG(&r), &plan, 12.375) == 12.375,
 			  "zero sensitivity: dp_laplace_real changed the value");
-		CHECK(dp_laplace_noisy_units(RNG(&r), &plan, 77) == 77,
-			  "zero sensitivity: dp_laplace_noisy_units changed the units");
+		CHECK(dp_noisy_units(RNG(&r), &plan, 77) == 77,
+			  "zero sensitivity: dp_noisy_units changed the units");
 	}
 }
 
@@ -152,7 +152,7 @@ test_laplace_plan_rounding_cover(void)
 		for (j = 0; j < sizeof(eps) / sizeof(eps[0]); j++)
 			for (c = 0; c < sizeof(ks) / sizeof(ks[0]); c++)
 			{
-				dp_laplace_plan plan;
+				dp_noise_plan plan;
 				long double t_needed;
 
 				if (eps[j] / ks[c] < 1e-12 ||
@@ -181,7 +181,7 @@ test_laplace_plan_errors(void)
 {
 	const double bad_eps[] = {0.0, -0.0, -1.0, NAN, INFINITY, -INFINITY,
 		2097152.0, 1048576.0 * (1.0 + 0x1p-52), 1e-13, 9.99e-13};
-	dp_laplace_plan plan;
+	dp_noise_plan plan;
 	size_t		i;
 
 	for (i = 0; i < sizeof(bad_eps) / sizeof(bad_eps[0]); i++)
@@ -232,7 +232,7 @@ test_laplace_real_variance(void)
 	test_rng_stream(&r, 1);
 	for (c = 0; c < sizeof(laplace_cases) / sizeof(laplace_cases[0]); c++)
 	{
-		dp_laplace_plan plan;
+		dp_noise_plan plan;
 		double		b;
 		double		x;
 		double		x_rounded;
@@ -280,7 +280,7 @@ test_laplace_real_grid(void)
 	test_rng_stream(&r, 1);
 	for (c = 0; c < sizeof(laplace_cases) / sizeof(laplace_cases[0]); c++)
 	{
-		dp_laplace_plan plan;
+		dp_noise_plan plan;
 		double		b;
 
 		REQUIRE(dp_laplace_plan_make(laplace_cases[c].sens, laplace_cases[c].eps,
@@ -317,7 +317,7 @@ test_laplace_real_grid(void)
 
 	/* huge input (beyond 2^122 grid steps): noise far below one ulp */
 	{
-		dp_laplace_plan plan;
+		dp_noise_plan plan;
 
 		REQUIRE(dp_laplace_plan_make(1.0, 1.0, 1, &plan) == DP_OK, "plan failed");
 		for (i = 0; i < 100; i++)
@@ -329,104 +329,6 @@ test_laplace_real_grid(void)
 	}
 }
 
-/* ---- Gaussian ---- */
-
-void
-test_gaussian_sigma(void)
-{
-	double		sigma = 0.0;
-	dp_gaussian_plan plan;
-
-	REQUIRE(dp_gaussian_sigma(0.5, 1e-5, 1.0, &sigma) == DP_OK, "gaussian_sigma failed");
-	CHECK(fabs(sigma - sqrt(2.0 * log(1.25e5)) / 0.5) <= 1e-14 * sigma,
-		  "gaussian_sigma(0.5, 1e-5, 1) = %.17g", sigma);
-	REQUIRE(dp_gaussian_sigma(0.9, 1e-10, 3.0, &sigma) == DP_OK, "gaussian_sigma failed");
-	CHECK(fabs(sigma - 3.0 * sqrt(2.0 * log(1.25e10)) / 0.9) <= 1e-14 * sigma,
-		  "gaussian_sigma(0.9, 1e-10, 3) = %.17g", sigma);
-
-	CHECK(dp_gaussian_sigma(1.0, 1e-5, 1.0, &sigma) == DP_ERR_EPSILON, "epsilon 1 accepted");
-	CHECK(dp_gaussian_sigma(0.0, 1e-5, 1.0, &sigma) == DP_ERR_EPSILON, "epsilon 0 accepted");
-	CHECK(dp_gaussian_sigma(NAN, 1e-5, 1.0, &sigma) == DP_ERR_EPSILON, "epsilon NaN accepted");
-	CHECK(dp_gaussian_sigma(0.5, 0.0, 1.0, &sigma) == DP_ERR_DELTA, "delta 0 accepted");
-	CHECK(dp_gaussian_sigma(0.5, 1.0, 1.0, &sigma) == DP_ERR_DELTA, "delta 1 accepted");
-	CHECK(dp_gaussian_sigma(0.5, NAN, 1.0, &sigma) == DP_ERR_DELTA, "delta NaN accepted");
-	CHECK(dp_gaussian_sigma(0.5, 1e-5, 0.0, &sigma) == DP_ERR_SIGMA, "l2 0 accepted");
-
-	CHECK(dp_gaussian_plan_make(1.0, 0.0, &plan) == DP_ERR_SIGMA, "sigma 0 accepted");
-	CHECK(dp_gaussian_plan_make(1.0, NAN, &plan) == DP_ERR_SIGMA, "sigma NaN accepted");
-	CHECK(dp_gaussian_plan_make(1.0, INFINITY, &plan) == DP_ERR_SIGMA, "sigma inf accepted");
-	CHECK(dp_gaussian_plan_make(0.0, 1.0, &plan) == DP_ERR_SIGMA, "l2 0 accepted");
-	CHECK(dp_gaussian_plan_make(1.0, 1e8, &plan) == DP_ERR_SIGMA,
-		  "sigma / l2 = 1e8 accepted (needs more than 2^24 units)");
-}
-
-void
-test_gaussian_real_variance(void)
-{
-	const struct
-	{
-		double		sigma;
-		double		l2;
-	}			cases[] = {
-		{1e-3, 2.5e-4},
-		{1.0, 0.25},
-		{1e6, 2.5e5},
-		{1e6, 1.0}				/* grid step ~1: sigma_eff about 2 sigma */
-	};
-	const size_t n = 100000;
-	double	   *noise = malloc(n * sizeof(double));
-	test_rng	r;
-	size_t		c;
-
-	test_rng_stream(&r, 1);
-	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
-	{
-		dp_gaussian_plan plan;
-		double		sigma = cases[c].sigma;
-		double		l2 = cases[c].l2;
-		double		step;
-		double		sigma_eff;
-		double		x;
-		double		x_rounded;
-		sample_stats st;
-		size_t		i;
-		char		what[96];
-
-		REQUIRE(dp_gaussian_plan_make(l2, sigma, &plan) == DP_OK, "gaussian plan failed");
-		step = ldexp(1.0, plan.grid_exp);
-		sigma_eff = ldexp((double) plan.sigma_units, plan.grid_exp);
-		CHECK(sigma_eff >= sigma, "sigma_eff %.17g < sigma %.17g", sigma_eff, sigma);
-		/* grid rounding adds up to one step to l2: sigma_eff >= sigma (l2 + r) / l2 */
-		CHECK(sigma_eff >= sigma * (l2 + step) / l2 * (1 - 1e-15),
-			  "sigma_eff %.17g does not cover grid rounding (needs %.17g)",
-			  sigma_eff, sigma * (l2 + step) / l2);
-		CHECK(sigma_eff <= sigma * (l2 + step) / l2 + 2.0 * step,
-			  "sigma_eff %.17g far above sigma (l2 + r) / l2 = %.17g",
-			  sigma_eff, sigma * (l2 + step) / l2);
-		x = 0.3719 * sigma;
-		x_rounded = ldexp(round(ldexp(x, -plan.grid_exp)), plan.grid_exp);
-		for (i = 0; i < n; i++)
-		{
-			double		out = dp_gaussian_real(RNG(&r), &plan, x);
-			double		q = ldexp(out, -plan.grid_exp);
-
-			CHECK(q == floor(q), "gaussian output %.17g off the grid 2^%d", out, plan.grid_exp);
-			noise[i] = out - x_rounded;
-		}
-		st = stats_of(noise, n);
-		snprintf(what, sizeof(what), "gaussian_real(sigma = %g) mean", sigma);
-		CHECK_SIGMA(st.mean, 0.0, sigma_eff / sqrt((double) n), TEST_NSIG, what);
-		snprintf(what, sizeof(what), "gaussian_real(sigma = %g, l2 = %g) variance", sigma, l2);
-		CHECK_SIGMA(st.var, sigma_eff * sigma_eff, st.se_var, TEST_NSIG, what);
-		CHECK(fabs(st.var - sigma_eff * sigma_eff / 4.0) > 20.0 * st.se_var,
-			  "control: variance not distinguishable from sigma/2");
-		t_note("sigma=%g l2=%g units=%llu r=2^%d sigma_eff/sigma=%.6f var/sigma_eff^2=%.5f (se %.4f)",
-			   sigma, l2, (unsigned long long) plan.sigma_units, plan.grid_exp,
-			   sigma_eff / sigma, st.var / (sigma_eff * sigma_eff),
-			   st.se_var / (sigma_eff * sigma_eff));
-	}
-	free(noise);
-}
 
 /* ---- unit conversions ---- */
 
@@ -436,8 +338,8 @@ test_gaussian_real_variance(void)
 void
 test_units_conversion(void)
 {
-	dp_laplace_plan fine;		/* grid 2^-40 */
-	dp_laplace_plan coarse;		/* grid 2^10 */
+	dp_noise_plan fine;		/* grid 2^-40 */
+	dp_noise_plan coarse;		/* grid 2^10 */
 	dp_sum		sum;
 	const int64_t values[] = {0, 1, -1, 7, -7, 123456789, -987654321, INT32_MAX, INT32_MIN,
 		(int64_t) 1 << 23, -((int64_t) 1 << 23)};
@@ -535,7 +437,7 @@ test_units_conversion(void)
 void
 test_units_from_double_round_half(void)
 {
-	dp_laplace_plan fine;
+	dp_noise_plan fine;
 	const double below_half = 0.49999999999999994;	/* 0.5 - 2^-54 */
 	const double odd52 = 4503599627370497.0;	/* 2^52 + 1 */
 
@@ -563,7 +465,7 @@ test_units_from_double_round_half(void)
 void
 test_units_from_int64_extreme_grid(void)
 {
-	dp_laplace_plan plan;
+	dp_noise_plan plan;
 
 	REQUIRE(dp_laplace_plan_make(0x1p103, 1.0, 1, &plan) == DP_OK && plan.grid_exp == 63,
 			"expected grid 2^63");

@@ -180,7 +180,7 @@ test_threshold_tau_monotone(void)
 static double
 exact_release_probability(const dp_threshold *th)
 {
-	const dp_laplace_plan *plan = &th->count_plan;
+	const dp_noise_plan *plan = &th->count_plan;
 	long double z = (long double) (th->tau_units - dp_units_from_int64(plan, 1));
 	long double inv_t = 1.0L / (long double) plan->t;
 

@@ -1,0 +1,107 @@
+/*
+ * dp_gauss.c -- normal tails and the analytic Gaussian calibration.
+ */
+#include "dp_gauss.h"
+
+#include <math.h>
+
+#define SQRT1_2L 0.707106781186547524400844362104849039L
+#define LN_SQRT_2PI_L 0.918938533204672741780329736405617640L
+
+long double
+dp_normal_tail(long double x)
+{
+	return 0.5L * erfcl(x * SQRT1_2L);
+}
+
+/* ln of the standard normal density */
+static long double
+log_density(long double x)
+{
+	return -0.5L * x * x - LN_SQRT_2PI_L;
+}
+
+long double
+dp_normal_tail_inverse(long double q)
+{
+	long double x;
+	int			i;
+
+	if (!(q > 0.0L && q < 1.0L))
+		dp_fail("dp_normal_tail_inverse: probability outside (0, 1)");
+	if (q > 0.5L)
+		return -dp_normal_tail_inverse(1.0L - q);
+	/*
+	 * Newton's method on g(x) = ln P(X > x) - ln q, which is concave and
+	 * decreasing: g'(x) = -density(x) / P(X > x).  sqrt(-2 ln q) lies right
+	 * of the root, and the iterates move left monotonically.
+	 */
+	x = q > 0.25L ? 0.0L : sqrtl(-2.0L * logl(q));
+	for (i = 0; i < 200; i++)
+	{
+		long double tail = dp_normal_tail(x);
+		long double step = (logl(tail) - logl(q)) * tail / expl(log_density(x));
+
+		x += step;
+		if (fabsl(step) <= 1e-19L * (1.0L + fabsl(x)))
+			break;
+	}
+	return x;
+}
+
+long double
+dp_analytic_gaussian_delta(double epsilon, long double sigma)
+{
+	long double e = (long double) epsilon;
+	long double a = 1.0L / (2.0L * sigma);
+	long double b = e * sigma;
+
+	/* Phi(a - b) - e^eps Phi(-a - b) = P(X > b - a) - e^eps P(X > a + b) */
+	return dp_normal_tail(b - a) - expl(e) * dp_normal_tail(a + b);
+}
+
+dp_status
+dp_analytic_gaussian_sigma(double epsilon, double delta, double *sigma)
+{
+	long double target;
+	long double lo = 1.0L;
+	long double hi = 1.0L;
+	int			i;
+
+	if (!isfinite(epsilon) || epsilon < 1e-12 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	/* a margin far above the error of erfcl and of the subtraction */
+	target = (long double) delta * (1.0L - 0x1p-30L);
+
+	/* bracket by powers of two: delta(sigma) decreases in sigma */
+	if (dp_analytic_gaussian_delta(epsilon, hi) > target)
+	{
+		while (dp_analytic_gaussian_delta(epsilon, hi) > target)
+		{
+			hi *= 2.0L;
+			if (hi > 0x1p80L)
+				return DP_ERR_SIGMA;
+		}
+	}
+	else
+	{
+		while (hi > 0x1p-80L && dp_analytic_gaussian_delta(epsilon, hi / 2.0L) <= target)
+			hi /= 2.0L;
+	}
+	lo = hi / 2.0L;
+	/* invariant: delta(lo) > target >= delta(hi) */
+	for (i = 0; i < 200 && hi - lo > hi * 0x1p-42L; i++)
+	{
+		long double mid = (lo + hi) / 2.0L;
+
+		if (dp_analytic_gaussian_delta(epsilon, mid) <= target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	/* round up once more: hi is never below the sigma that meets target */
+	*sigma = nextafter((double) hi, INFINITY);
+	return DP_OK;
+}
