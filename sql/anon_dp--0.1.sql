@@ -198,13 +198,14 @@ CREATE AGGREGATE dp_partition_select(float8, float8, int8, text) (
     COMBINEFUNC = int8pl,
     FINALFUNC = dp_partition_select_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
--- dp_partition_public(max_groups_contributed) -> true: the partitions of a
--- public table are all released; C_u is written here for the budget
-CREATE FUNCTION dp_partition_public_transfn(int8, int8) RETURNS int8
-AS 'MODULE_PATHNAME', 'dp_partition_count_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION dp_partition_public_final(int8, int8) RETURNS bool
+-- dp_partition_public(listed, max_groups_contributed) -> true or NULL: public
+-- partitions; true when a row of the partition is a listed key of the public
+-- table, else NULL (the partition is dropped); C_u is written here for the budget
+CREATE FUNCTION dp_partition_public_transfn(int8, bool, int8) RETURNS int8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_partition_public_final(int8, bool, int8) RETURNS bool
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE AGGREGATE dp_partition_public(int8) (
+CREATE AGGREGATE dp_partition_public(bool, int8) (
     SFUNC = dp_partition_public_transfn, STYPE = int8, INITCOND = '0',
     COMBINEFUNC = int8pl,
     FINALFUNC = dp_partition_public_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);

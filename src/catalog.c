@@ -68,7 +68,7 @@ static const struct
 }			emitted_signatures[EMIT_COUNT_] = {
 	[EMIT_PARTITION_COUNT] = {"dp_partition_count", 3, {FLOAT8OID, FLOAT8OID, INT8OID}},
 	[EMIT_PARTITION_SELECT] = {"dp_partition_select", 4, {FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
-	[EMIT_PARTITION_PUBLIC] = {"dp_partition_public", 1, {INT8OID}},
+	[EMIT_PARTITION_PUBLIC] = {"dp_partition_public", 2, {BOOLOID, INT8OID}},
 	[EMIT_COUNT_SELECT] = {"dp_count_select", 5, {INT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
 	[EMIT_AVG_SELECT] = {"dp_avg_select", 7, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
 	FLOAT8OID, INT8OID, TEXTOID}},
@@ -202,7 +202,7 @@ mark_emitted_releases(void)
 {
 	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0, 1, 2);
 	mark_release(cache->emitted[EMIT_PARTITION_SELECT], 0, 1, 2);
-	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 0);
+	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 1);
 	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3);
 	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5);
 }

@@ -94,16 +94,20 @@ selecting_aggregate(anon_plan *plan, anon_release *release, Var *partial)
 								   lcons(cast_to((Expr *) partial, INT8OID), tail), false, NULL);
 }
 
-/* the noisy user count of a separate selection, or the public partitions' C_u */
+/*
+ * The noisy user count of a separate selection, or the public partitions'
+ * mark: dp_partition_public(listed, C_u), NULL for a key that is not listed.
+ */
 static Expr *
-selection_aggregate(anon_plan *plan)
+selection_aggregate(anon_plan *plan, Var *listed)
 {
 	List	   *args = list_make3(float8_const(plan->user_count_epsilon),
 								  float8_const(plan->selection_delta), int8_const(plan->max_groups));
 
 	if (plan->selection == SELECTION_PUBLIC)
 		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_PUBLIC),
-									   list_make1(int8_const(plan->max_groups)), false, NULL);
+									   list_make2(listed, int8_const(plan->max_groups)),
+									   false, NULL);
 	if (plan->mechanism == DP_SELECT_LAPLACE)
 		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_PARTITION_COUNT),
 									   args, false, NULL);
@@ -149,7 +153,10 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 		i++;
 	}
 	if (plan->selection == SELECTION_SEPARATE || plan->selection == SELECTION_PUBLIC)
-		*users_column = add_column(released, selection_aggregate(plan), "anon_users")->resno;
+		*users_column = add_column(released,
+								   selection_aggregate(plan, rows->listed ?
+													   subquery_column(rows->query, rti, rows->listed) : NULL),
+								   "anon_users")->resno;
 	released->hasAggs = true;
 	return released;
 }
@@ -275,6 +282,8 @@ build_anonymized_level(anon_plan *plan)
 
 	int			depth;			/* levels from the rewritten level down to per_user */
 
+	if (plan->selection == SELECTION_PUBLIC)
+		rows = public_partition_rows(plan, rows);
 	built->per_user = rows.per_user;
 	built->released = build_released(plan, &rows, &built->users_column);
 	if (plan->grouped)

@@ -17,10 +17,15 @@ typedef struct bounded_rows
 	AttrNumber	first_partial;	/* resno of the first partial column */
 	Query	   *per_user;		/* the innermost level, reading the level's FROM */
 	int			depth;			/* levels between query and per_user (0: the same) */
+	AttrNumber	listed;			/* public partitions: the column marking listed
+								 * keys (build_public.c); 0 otherwise */
 } bounded_rows;
 
 /* Steps 1 and 2 of the rewrite (doc/rewriter.md), by plan->bounding. */
 extern bounded_rows build_bounded_rows(anon_plan *plan);
+
+/* Public partitions: the bounded rows and the public keys, marked (build_public.c). */
+extern bounded_rows public_partition_rows(anon_plan *plan, bounded_rows rows);
 
 /* TABLESAMPLE anon_reservoir(n) on every private table per_user reads. */
 extern void cap_rows_per_user(anon_plan *plan, Query *per_user);

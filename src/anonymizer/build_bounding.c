@@ -428,5 +428,6 @@ build_bounded_rows(anon_plan *plan)
 			rows.depth = 0;
 			break;
 	}
+	rows.listed = 0;
 	return rows;
 }

@@ -37,15 +37,21 @@ typedef struct level_check
 	private_rel *rels;
 	int			nrels;
 	int			maxrels;
+	bool		units_may_be_nullable;	/* public partitions (public_partitions.c):
+										 * every private input may be on the
+										 * nullable side of the level's join */
 } level_check;
 
 /* ---- validate_inputs.c ---- */
 
 /*
  * Validate the FROM clause of a level: returns the number of private inputs,
- * all joined on their privacy units; rels[0] is never null-extended.
+ * all joined on their privacy units; rels[0] is never null-extended unless
+ * units_may_be_nullable (then the caller refuses the level with
+ * refuse_nullable_units when it is not in the public-partition form).
  */
 extern int	check_level_inputs(level_check *check);
+extern void refuse_nullable_units(level_check *check) pg_attribute_noreturn();
 
 /*
  * Validate a query below an anonymization level (a subquery, WITH query or

@@ -281,6 +281,14 @@ uid_column_name(level_check *check, int i)
 	return strVal(list_nth(rte->eref->colnames, check->rels[i].uid - 1));
 }
 
+void
+refuse_nullable_units(level_check *check)
+{
+	refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
+					input_name(check->query, check->rels[0].rtindex)),
+		   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units) or use an inner join; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).");
+}
+
 /*
  * Validate the FROM clause of one level: returns the number of private
  * inputs, all joined on their privacy units (one component).
@@ -315,10 +323,8 @@ check_level_inputs(level_check *check)
 	for (i = 0; i < check->nrels; i++)
 		if (!check->rels[i].nullable)
 			break;
-	if (check->nrels > 0 && i == check->nrels)
-		refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
-						input_name(check->query, check->rels[0].rtindex)),
-			   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units) or use an inner join.");
+	if (check->nrels > 0 && i == check->nrels && !check->units_may_be_nullable)
+		refuse_nullable_units(check);
 	if (i > 0 && i < check->nrels)
 	{
 		private_rel first = check->rels[i];
@@ -398,7 +404,7 @@ bool
 query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *uid_type,
 		   validation_context *context)
 {
-	level_check check;
+	level_check check = {0};
 	ListCell   *lc;
 
 	check_stack_depth();

@@ -20,6 +20,7 @@
 #include "utils/lsyscache.h"
 
 #include "anonymizer/pipeline.h"
+#include "anonymizer/public_partitions.h"
 #include "anonymizer/validate.h"
 #include "catalog.h"
 
@@ -214,12 +215,22 @@ check_level_from(anon_level *level, validated_level *valid)
 	validation_context context = {level->outer, NIL};
 	level_check check;
 
+	public_partitions *form = public_partition_candidate(level->query);
+
 	check.query = level->query;
 	check.outer = level->outer;
 	check.context = &context;
+	check.units_may_be_nullable = form != NULL;
 	if (check_level_inputs(&check) == 0)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
+	if (form != NULL && !public_partition_confirm(form, &check))
+	{
+		form = NULL;
+		if (check.rels[0].nullable)
+			refuse_nullable_units(&check);
+	}
+	valid->public_keys = form;
 	check_sublinks(&check, level->outer);
 	valid->unit = privacy_unit_var(&check, 0);
 	valid->outer_private_ctes = context.outer_private_ctes;

@@ -87,7 +87,7 @@ first_private_name(Query *query)
 static bool
 correlated_on_unit(Query *sub, sublink_check *context)
 {
-	level_check check;
+	level_check check = {0};
 	ListCell   *lc;
 
 	if (context->level == NULL || context->level->nrels == 0 ||

@@ -20,6 +20,8 @@
  */
 typedef __int128 dp_i128 __attribute__((aligned(8)));
 typedef unsigned __int128 dp_u128 __attribute__((aligned(8)));
+/* the same for extended precision, kept in planned states */
+typedef long double dp_ldouble __attribute__((aligned(8)));
 
 /*
  * Result of validating privacy parameters.  Validation never depends on data:

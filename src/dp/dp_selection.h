@@ -69,11 +69,11 @@ typedef struct dp_selection
 	dp_i128		tau_units;		/* counts: release iff noisy units >= tau_units */
 	double		tau;			/* tau in units of the count, for display */
 	/* OPTIMAL without a count: pi(n) in closed form (dp_selection.c) */
-	long double opt_epsilon;	/* epsilon (1 - 2^-20) */
-	long double opt_delta;		/* delta / C_u (1 - 2^-20) */
-	long double opt_c;			/* opt_delta / (e^opt_epsilon - 1) */
+	dp_ldouble	opt_epsilon;	/* epsilon (1 - 2^-20) */
+	dp_ldouble	opt_delta;		/* delta / C_u (1 - 2^-20) */
+	dp_ldouble	opt_c;			/* opt_delta / (e^opt_epsilon - 1) */
 	uint64_t	opt_switch;		/* last n of the geometric phase */
-	long double opt_q_switch;	/* 1 - pi(opt_switch) */
+	dp_ldouble	opt_q_switch;	/* 1 - pi(opt_switch) */
 } dp_selection;
 
 /*

@@ -5,9 +5,10 @@
  *   dp_partition_select(epsilon, delta, max_groups, mechanism) -> bool
  *       keeps a partition of n rows (privacy units) with the mechanism's
  *       probability: true, or NULL when it is dropped
- *   dp_partition_public(max_groups) -> bool
- *       the partitions of a public table: always true; names C_u for the
- *       privacy budget (src/budget/releases.c)
+ *   dp_partition_public(listed, max_groups) -> bool
+ *       the partitions of a public table: true for a key the public table
+ *       lists, NULL for any other; names C_u for the privacy budget
+ *       (src/budget/releases.c)
  *   dp_count_select(per_unit_count, epsilon, delta, max_groups, mechanism) -> bigint
  *       dp_count of per-unit counts clamped to [0, 1] whose noisy value also
  *       selects the partition: the count, or NULL when dropped
@@ -53,15 +54,29 @@ dp_partition_select_final(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
+/* counts the rows that mark a listed key */
+PG_FUNCTION_INFO_V1(dp_partition_public_transfn);
+Datum
+dp_partition_public_transfn(PG_FUNCTION_ARGS)
+{
+	int64		listed = PG_GETARG_INT64(0);
+
+	if (!PG_ARGISNULL(1) && PG_GETARG_BOOL(1))
+		listed++;
+	PG_RETURN_INT64(listed);
+}
+
 PG_FUNCTION_INFO_V1(dp_partition_public_final);
 Datum
 dp_partition_public_final(PG_FUNCTION_ARGS)
 {
 	const char *function = "dp_partition_public";
-	int64		max_groups = int64_argument(call_arguments(fcinfo, function), 0, function,
+	int64		max_groups = int64_argument(call_arguments(fcinfo, function), 1, function,
 											"max_groups_contributed");
 
 	check_init(dp_check_max_groups(max_groups), function);
+	if (PG_ARGISNULL(0) || PG_GETARG_INT64(0) == 0)
+		PG_RETURN_NULL();
 	PG_RETURN_BOOL(true);
 }
 
