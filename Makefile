@@ -34,7 +34,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates attacks bounding clamping errors noise_scale pipeline public_api resources \
+REGRESS = access aggregates attacks bounding clamping errors noise_scale pipeline public_api resources fuzz_found \
 	rewriter rewriter_cases rewriter_inputs threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests
 CONTRIB_TESTDB = anon_dp_regression
