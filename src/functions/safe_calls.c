@@ -34,6 +34,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/syscache.h"
 
 /* the call being made safe, set up at the first row */
@@ -78,7 +79,7 @@ refuse_target(Oid target, const char *why)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("anon_dp_safe_call cannot call function %u: %s", target, why),
+			 errmsg("anon_dp_safe_call cannot call function %s: %s", format_procedure(target), why),
 			 errhint("anon_dp_safe_call is placed by anon_dp's planner hook around built-in calls; call the function directly.")));
 }
 
