@@ -13,6 +13,8 @@ The log lines have the prefix '%m [%p] %e %u ' (run sets it).
 
 import argparse
 import collections
+import shlex
+import subprocess
 import glob
 import os
 import re
@@ -64,6 +66,9 @@ def main():
     ap.add_argument("--server-version", default="")
     ap.add_argument("--sqlsmith-version", default="")
     ap.add_argument("--sources", default="", help="directory of anon_dp's C sources")
+    ap.add_argument("--stock-psql", default="",
+                    help="a psql command line for a cluster without anon_dp, holding the same tables: "
+                         "internal errors raised in PostgreSQL's own files are run there again")
     args = ap.parse_args()
     ours = set()
     if args.sources:
@@ -134,8 +139,25 @@ def main():
             return True
         return re.search(r"\b(anon_\w+|dp_\w+)\s*\(", entry[3], re.I) is not None
 
+    def without_anon_dp(entry):
+        """the same internal error on a cluster without anon_dp"""
+        if not args.stock_psql or not entry[3]:
+            return False
+        run = subprocess.run(shlex.split(args.stock_psql) + ["-X", "-q", "-c", "SET statement_timeout = '10s'",
+                                                             "-c", entry[3]],
+                             capture_output=True, text=True, timeout=60)
+        return normalise(entry[1]) in normalise(run.stderr)
+
     ours_internal = [e for e in internal if in_anon_dp(e)]
-    core_internal = [e for e in internal if not in_anon_dp(e)]
+    core_internal = []
+    verified = {}
+    for e in internal:
+        if in_anon_dp(e):
+            continue
+        key = (e[0], normalise(e[1]), e[3])
+        if key not in verified:
+            verified[key] = without_anon_dp(e)
+        (core_internal if verified[key] else ours_internal).append(e)
     chunks = collections.Counter()
     if args.chunks:
         with open(args.chunks) as f:
@@ -159,7 +181,7 @@ def main():
     out.append("| sqlsmith | %s (Debian package) |" % args.sqlsmith_version)
     out.append("| **backend crashes** | **%d** |" % len(crashes))
     out.append("| **internal errors in anon_dp** (XX, unrecognized node type, cache lookup failed) | **%d** |" % len(ours_internal))
-    out.append("| internal errors of PostgreSQL's own functions called directly (see below) | %d |" % len(core_internal))
+    out.append("| internal errors of PostgreSQL itself, reproduced on a cluster without anon_dp (see below) | %d |" % len(core_internal))
     out.append("| errors logged | %d |" % errors)
     out.append("")
     out.append("## Errors by SQLSTATE class and role\n")
@@ -187,9 +209,11 @@ def main():
     if core_internal:
         out.append("\n## Internal errors raised by PostgreSQL itself\n")
         out.append("Raised in PostgreSQL's own source files by statements that do not name an "
-                   "anon_dp object (sqlsmith calls internal functions such as type modifier "
-                   "output functions directly with arguments they do not expect; they fail the "
-                   "same way without anon_dp).  Grouped by message:\n")
+                   "anon_dp object, and raised again, with the same message, by the same statement "
+                   "on a cluster without anon_dp (same tables, no labels, library not loaded): "
+                   "sqlsmith calls internal functions such as interval type modifier functions "
+                   "with arguments they do not expect.  Any other internal error counts as "
+                   "anon_dp's.  Grouped by message:\n")
         grouped = collections.Counter((e[0], normalise(e[1]), e[2]) for e in core_internal)
         for (state, msg, where), n in grouped.most_common():
             out.append("- %d x %s `%s` (%s)" % (n, state, msg, where))
