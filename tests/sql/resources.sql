@@ -77,8 +77,8 @@ BEGIN
          t AS (SELECT uid, count(*) AS total FROM rs_res GROUP BY uid),
          k AS (SELECT uid, count(*) AS kept, count(DISTINCT id) AS ids FROM s GROUP BY uid)
     SELECT count(*), bool_and(kept = least(%s, total) AND ids = kept),
-           (SELECT count(*) FROM s JOIN rs_res r ON r.id = s.id AND r.uid IS NOT DISTINCT FROM s.uid) = (SELECT count(*) FROM s)
-    FROM t JOIN k ON t.uid IS NOT DISTINCT FROM k.uid$q$, n, n) INTO units, exact, genuine;
+           (SELECT count(*) FROM s JOIN rs_res r ON r.id = s.id WHERE r.uid IS NOT DISTINCT FROM s.uid) = (SELECT count(*) FROM s)
+    FROM t JOIN k ON coalesce(t.uid, -1) = coalesce(k.uid, -1)$q$, n, n) INTO units, exact, genuine;
   RETURN format('units: %s, exactly min(n, rows): %s, genuine rows: %s', units, exact, genuine);
 END $$;
 CREATE FUNCTION rs_temp_files() RETURNS bigint LANGUAGE sql AS
@@ -117,3 +117,6 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 RESET work_mem;
+
+DROP FUNCTION rs_node_memory(text, text), rs_exact(int), rs_temp_files();
+DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni;
