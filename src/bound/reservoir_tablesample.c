@@ -504,8 +504,11 @@ collect_kept(reservoir_state *state, reservoir_units *units)
 	state->nkept = 0;
 	hash_seq_init(&seq, units->buckets);
 	while ((bucket = hash_seq_search(&seq)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
 		for (unit = bucket->units; unit != NULL; unit = unit->next)
 			append_unit_tids(unit, state->kept, &state->nkept);
+	}
 	if (units->null_unit)
 		append_unit_tids(units->null_unit, state->kept, &state->nkept);
 	sort_tids(state->kept, state->nkept, state->context);
