@@ -88,7 +88,7 @@ def main():
             line = raw.rstrip("\n")
             m = LINE.match(line)
             if not m:
-                if capture is not None and len(capture[-1]) < 4000:
+                if capture is not None and len(capture[-1]) < 1000000:
                     capture[-1] += "\n" + line
                 continue
             capture = None
