@@ -26,12 +26,21 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_coerce.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/resowner.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
 
 /* the call being made safe, set up at the first row */
 typedef struct safe_call
@@ -72,6 +81,65 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	return *isnull ? (Datum) 0 : result;
 }
 
+static void
+refuse_target(Oid target, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anon_dp_safe_call cannot call function %s: %s", format_procedure(target), why),
+			 errhint("anon_dp_safe_call is placed by anon_dp's planner hook around built-in calls; call the function directly.")));
+}
+
+/*
+ * The target of a SAFE call must be what the planner hook wraps, called as
+ * the parser would have called it: a built-in, parallel safe, single-result
+ * function whose parameters accept the argument types (no "internal"
+ * argument, polymorphic ones consistent) and whose result type is the
+ * call's, which the caller may execute.  The hook's calls pass; a call
+ * written by hand (anyone may call these functions) cannot hand a function
+ * values of another type, which could crash the server, nor call a function
+ * its role may not execute.
+ */
+static void
+check_target(Oid target, FuncExpr *wrapper)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(target));
+	Form_pg_proc proc;
+	int			nargs = list_length(wrapper->args) - 1;
+	Oid			actual[FUNC_MAX_ARGS];
+	Oid			declared[FUNC_MAX_ARGS];
+	Oid			result;
+	int			i;
+
+	if (!HeapTupleIsValid(tuple))
+		refuse_target(target, "no such function");
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	if (target >= FirstNormalObjectId || proc->prokind != PROKIND_FUNCTION || proc->proretset ||
+		proc->proparallel != PROPARALLEL_SAFE)
+		refuse_target(target, "not a built-in, parallel safe function returning one value");
+	if (nargs > FUNC_MAX_ARGS || (proc->provariadic == ANYOID ? nargs < proc->pronargs - 1 :
+								   nargs != proc->pronargs))
+		refuse_target(target, "wrong number of arguments");
+	for (i = 0; i < nargs; i++)
+	{
+		actual[i] = exprType((Node *) list_nth(wrapper->args, i + 1));
+		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
+		if (declared[i] == ANYOID)
+			continue;			/* the function reads the type from the call */
+		if (declared[i] == INTERNALOID ||
+			(!IsPolymorphicType(declared[i]) && !IsBinaryCoercible(actual[i], declared[i])))
+			refuse_target(target, psprintf("argument %d has type %s, the function takes %s", i + 1,
+										   format_type_be(actual[i]), format_type_be(declared[i])));
+	}
+	result = enforce_generic_type_consistency(actual, declared, nargs, proc->prorettype, false);
+	if (!IsBinaryCoercible(result, wrapper->funcresulttype))
+		refuse_target(target, psprintf("it returns %s, not %s", format_type_be(result),
+									   format_type_be(wrapper->funcresulttype)));
+	ReleaseSysCache(tuple);
+	if (pg_proc_aclcheck(target, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(target));
+}
+
 /*
  * The target sees the call as if it were made directly: a FuncExpr without
  * the leading regproc argument (polymorphic functions read their argument
@@ -92,6 +160,7 @@ safe_call_setup(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_safe_call can only be placed by anon_dp's planner hook")));
 	target = PG_GETARG_OID(0);
+	check_target(target, wrapper);
 	direct = makeFuncExpr(target, wrapper->funcresulttype,
 						  list_copy_tail(wrapper->args, 1), wrapper->funccollid,
 						  wrapper->inputcollid, COERCE_EXPLICIT_CALL);
