@@ -7,6 +7,8 @@
  *   plan.c             validated_level -> anon_plan        (settings read here)
  *   build.c            anon_plan       -> anonymized_level (new query trees)
  *   verify.c           anonymized_level: invariants, then the guard's marks
+ *   release_arguments.c  the releases' constants, checked as their building
+ *                      blocks will check them, under the ANON_* names
  *
  * Every step works on the analyzed query tree; nothing reads the statement
  * text again, so what runs is what was validated.
@@ -120,6 +122,14 @@ extern anonymized_level *build_anonymized_level(anon_plan *plan);
 /* ---- verify.c ---- */
 
 extern void verify_anonymized_level(anon_plan *plan, anonymized_level *built);
+
+/* ---- release_arguments.c ---- */
+
+/*
+ * The checks of each release's building block on its constant arguments
+ * (bounds, percentile, epsilon share), made now and naming the ANON_* call.
+ */
+extern void check_release_arguments(anon_plan *plan, anonymized_level *built);
 
 /* ---- refusals (validate_level.c) ---- */
 
