@@ -48,7 +48,9 @@ typedef struct validated_level
 {
 	anon_level *level;
 	List	   *calls;			/* anon_call *: every aggregate of the level */
-	Var		   *unit;			/* the privacy unit of each row of its FROM */
+	Expr	   *unit;			/* the privacy unit of each row of its FROM: a
+								 * column, or COALESCE over the sides of FULL
+								 * JOINs */
 	List	   *key_forms;		/* Expr *: each GROUP BY key as it is released */
 	List	   *outer_private_ctes; /* String: private WITH queries it reads
 									 * that are defined around the level */
@@ -86,7 +88,7 @@ typedef struct anon_release
 typedef struct anon_plan
 {
 	Query	   *level;			/* the validated level */
-	Var		   *unit;			/* its privacy unit */
+	Expr	   *unit;			/* its privacy unit */
 	List	   *keys;			/* TargetEntry *: GROUP BY keys, in order */
 	List	   *key_forms;		/* Expr *: what the per-user level computes
 								 * for each key (released_keys.c) */

@@ -127,6 +127,52 @@ has_grouping_func(Query *query)
 		grouping_func_walker(query->havingQual, &sublevels);
 }
 
+/* a subquery outside the GROUP BY keys in keys (an expression equal to a key is one) */
+static bool
+sublink_outside_keys_walker(Node *node, List *keys)
+{
+	if (node == NULL)
+		return false;
+	if (list_member(keys, node))
+		return false;
+	if (IsA(node, SubLink))
+		return true;
+	return expression_tree_walker(node, sublink_outside_keys_walker, (void *) keys);
+}
+
+/*
+ * Subqueries at the level: a GROUP BY key may use subqueries over public
+ * data (GROUP BY (SELECT 1), a lookup in a public table): the key is then an
+ * expression of the row, computed per user.  Elsewhere in the select list,
+ * HAVING and ORDER BY, and in ANON_* arguments, a subquery is refused; WHERE
+ * is checked with the inputs (validate_sublinks.c).
+ */
+static void
+check_level_subqueries(Query *query)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, query->groupClause)
+	{
+		Node	   *key = (Node *) get_sortgroupclause_tle((SortGroupClause *) lfirst(lc),
+														   query->targetList)->expr;
+
+		n++;
+		if (!checkExprHasSubLink(key))
+			continue;
+		if (!reads_only_public(key))
+			refuse(psprintf("a subquery in GROUP BY key %d reads private data", n),
+				   "A GROUP BY key may use subqueries over public tables only; join the private input in FROM and group by its column.");
+		keys = lappend(keys, key);
+	}
+	if (sublink_outside_keys_walker((Node *) query->targetList, keys) ||
+		sublink_outside_keys_walker(query->havingQual, keys))
+		refuse("subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported",
+			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
+}
+
 /* clauses of the level that have no meaning over released partitions */
 static void
 check_level_clauses(Query *query)
@@ -148,10 +194,8 @@ check_level_clauses(Query *query)
 		refuse("window definitions are not allowed in an anonymization query", NULL);
 	if (query->hasTargetSRFs)
 		refuse("set-returning functions are not allowed in an anonymization query", NULL);
-	if (query->hasSubLinks &&
-		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
-		refuse("subqueries in the select list, GROUP BY, HAVING or ORDER BY of an anonymization query are not supported",
-			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
+	if (query->hasSubLinks)
+		check_level_subqueries(query);
 	if (query->rowMarks)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
@@ -276,7 +320,7 @@ check_level_from(anon_level *level, validated_level *valid)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");
 	check_sublinks(&check, level->outer);
-	valid->unit = privacy_unit_var(&check, 0);
+	valid->unit = check.unit;
 	valid->outer_private_ctes = context.outer_private_ctes;
 }
 
