@@ -263,6 +263,51 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 
+-- Calls that lack their bounds (ANON_SUM(x), ANON_AVG(x, 0), ANON_NTILE(x, 0.5)):
+-- declared only so that the rewriter refuses them with the full signature in
+-- its hint, where PostgreSQL would say "function does not exist"
+-- (doc/functions.md section 10).
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any", "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any", "any", "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE anon_sum("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+
 -- SSPACE of the dp_* aggregates above: their states are fixed-size structs
 -- of a few hundred bytes; without it the planner assumes 8 kB per partition
 -- and a hash aggregation over a few thousand partitions spills to disk.

@@ -195,8 +195,8 @@ resolve_known_functions(void)
 		const anon_kind *kind = &anon_kinds[i];
 
 		cache->kind_aggregates[i] = lookup_function(kind->name, kind->nargs, kind->argtypes);
-		cache->kind_blocks[i] = lookup_function(kind->block, kind->block_nargs,
-												kind->block_argtypes);
+		cache->kind_blocks[i] = kind->block == NULL ? InvalidOid :
+			lookup_function(kind->block, kind->block_nargs, kind->block_argtypes);
 		if (OidIsValid(cache->kind_aggregates[i]))
 			add_function(cache->kind_aggregates[i], ROLE_ANON_AGGREGATE, i);
 		mark_release(cache->kind_blocks[i], ANON_BLOCK_EPSILON_ARG(kind));

@@ -39,7 +39,7 @@
  * privacy units").
  */
 static Node *
-unit_present_and(Var *unit, Node *where)
+unit_present_and(Expr *unit, Node *where)
 {
 	NullTest   *present = makeNode(NullTest);
 

@@ -7,6 +7,8 @@
  *   plan.c             validated_level -> anon_plan        (settings read here)
  *   build.c            anon_plan       -> anonymized_level (new query trees)
  *   verify.c           anonymized_level: invariants, then the guard's marks
+ *   release_arguments.c  the releases' constants, checked as their building
+ *                      blocks will check them, under the ANON_* names
  *
  * Every step works on the analyzed query tree; nothing reads the statement
  * text again, so what runs is what was validated.
@@ -46,7 +48,9 @@ typedef struct validated_level
 {
 	anon_level *level;
 	List	   *calls;			/* anon_call *: every aggregate of the level */
-	Var		   *unit;			/* the privacy unit of each row of its FROM */
+	Expr	   *unit;			/* the privacy unit of each row of its FROM: a
+								 * column, or COALESCE over the sides of FULL
+								 * JOINs */
 	List	   *key_forms;		/* Expr *: each GROUP BY key as it is released */
 	List	   *outer_private_ctes; /* String: private WITH queries it reads
 									 * that are defined around the level */
@@ -84,7 +88,7 @@ typedef struct anon_release
 typedef struct anon_plan
 {
 	Query	   *level;			/* the validated level */
-	Var		   *unit;			/* its privacy unit */
+	Expr	   *unit;			/* its privacy unit */
 	List	   *keys;			/* TargetEntry *: GROUP BY keys, in order */
 	List	   *key_forms;		/* Expr *: what the per-user level computes
 								 * for each key (released_keys.c) */
@@ -120,6 +124,14 @@ extern anonymized_level *build_anonymized_level(anon_plan *plan);
 /* ---- verify.c ---- */
 
 extern void verify_anonymized_level(anon_plan *plan, anonymized_level *built);
+
+/* ---- release_arguments.c ---- */
+
+/*
+ * The checks of each release's building block on its constant arguments
+ * (bounds, percentile, epsilon share), made now and naming the ANON_* call.
+ */
+extern void check_release_arguments(anon_plan *plan, anonymized_level *built);
 
 /* ---- refusals (validate_level.c) ---- */
 

@@ -25,6 +25,7 @@
 #include "fmgr.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
@@ -33,6 +34,7 @@
 #include "dp/dp_quantile.h"
 #include "dp/dp_params.h"
 #include "dp_errors.h"
+#include "functions/noisy_aggregates.h"
 #include "settings.h"
 
 /* ---- parameters of an aggregate call ---- */
@@ -272,9 +274,8 @@ typedef enum sum_kind
 } sum_kind;
 
 static dp_sum *
-sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+sum_from_arguments(List *args, sum_kind kind, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	dp_sum	   *s = palloc0(sizeof(dp_sum));
 	common_params common;
 	dp_status	status;
@@ -304,6 +305,12 @@ sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
 	}
 	check_init(status, function);
 	return s;
+}
+
+static dp_sum *
+sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+{
+	return sum_from_arguments(call_arguments(fcinfo, function), kind, function);
 }
 
 static dp_sum *
@@ -506,9 +513,8 @@ typedef enum moment_kind
 } moment_kind;
 
 static void *
-moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+moment_from_arguments(List *args, moment_kind kind, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	double		lower = double_argument(args, 1, function, "lower bound");
 	double		upper = double_argument(args, 2, function, "upper bound");
 	common_params common = read_common(args, 3, function);
@@ -529,6 +535,12 @@ moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
 				   function);
 		return v;
 	}
+}
+
+static void *
+moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+{
+	return moment_from_arguments(call_arguments(fcinfo, function), kind, function);
 }
 
 static void *
@@ -615,9 +627,8 @@ typedef struct quantile_state
 } quantile_state;
 
 static quantile_state *
-quantile_new(FunctionCallInfo fcinfo, const char *function)
+quantile_from_arguments(List *args, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	double		percentile = double_argument(args, 1, function, "percentile");
 	double		lower = double_argument(args, 2, function, "lower bound");
 	double		upper = double_argument(args, 3, function, "upper bound");
@@ -629,6 +640,12 @@ quantile_new(FunctionCallInfo fcinfo, const char *function)
 								common.contributions), function);
 	q->percentile = percentile;
 	return q;
+}
+
+static quantile_state *
+quantile_new(FunctionCallInfo fcinfo, const char *function)
+{
+	return quantile_from_arguments(call_arguments(fcinfo, function), function);
 }
 
 PG_FUNCTION_INFO_V1(dp_ntile_transfn);
@@ -754,6 +771,40 @@ dp_ntile_final(PG_FUNCTION_ARGS)
 		: (quantile_state *) PG_GETARG_POINTER(0);
 
 	PG_RETURN_FLOAT8(dp_quantile_release(dp_rng_secure(), &q->tree, q->percentile));
+}
+
+/* ---- the checks of a call, before it runs ---- */
+
+/*
+ * The checks a building block's final function makes on the constant
+ * arguments of its call (args: its TargetEntry list, folded as the planner
+ * folds it), with errors that name function.  The anonymizer runs them on
+ * every release of a rewritten query (src/anonymizer/release_arguments.c),
+ * so that a bad bound is refused when the query is analysed, under the name
+ * of the ANON_* aggregate the analyst wrote.
+ */
+void
+anon_dp_check_block_arguments(const char *block, List *args, const char *function)
+{
+	if (strcmp(block, "dp_count") == 0)
+		(void) sum_from_arguments(args, SUM_COUNT, function);
+	else if (strcmp(block, "dp_sum_bigint") == 0)
+		(void) sum_from_arguments(args, SUM_INTEGER, function);
+	else if (strcmp(block, "dp_sum") == 0)
+	{
+		bool		integer = list_length(args) > 1 &&
+			exprType((Node *) ((TargetEntry *) lsecond(args))->expr) == INT8OID;
+
+		(void) sum_from_arguments(args, integer ? SUM_INTEGER : SUM_FLOAT, function);
+	}
+	else if (strcmp(block, "dp_avg") == 0)
+		(void) moment_from_arguments(args, MOMENT_MEAN, function);
+	else if (strcmp(block, "dp_var") == 0 || strcmp(block, "dp_stddev") == 0)
+		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
+	else if (strcmp(block, "dp_ntile") == 0)
+		(void) quantile_from_arguments(args, function);
+	else
+		elog(ERROR, "anon_dp: no argument checks for building block %s", block);
 }
 
 /* ---- partition selection: (epsilon, delta, max_groups_contributed) ---- */
