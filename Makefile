@@ -37,7 +37,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates attacks bounding budget clamping errors fuzz_found label_trees noise_scale \
+REGRESS = access aggregates attacks bounding budget clamping errors foreign_tables fuzz_found label_trees noise_scale \
 	null_units pipeline public_api released_keys resources rewriter rewriter_cases rewriter_inputs same_user \
 	threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests
