@@ -3,7 +3,9 @@
 -- foreign-data wrapper without a handler: every statement below is decided
 -- before a foreign table would be read.  tests/scaleout/run runs the same
 -- paths against real shards through postgres_fdw.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
+RESET client_min_messages;
 SET anon_dp.epsilon = 1.0;
 CREATE FOREIGN DATA WRAPPER ft_wrapper;
 CREATE SERVER ft_server FOREIGN DATA WRAPPER ft_wrapper;
