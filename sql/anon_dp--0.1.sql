@@ -398,20 +398,23 @@ WHERE prokind = 'a'
 -- anonymized sessions the planner hook wraps each built-in call that sees
 -- private values; a data exception then gives NULL.  One function per
 -- volatility, so that the planner treats the wrapped call as the original.
--- Their declared result type is a placeholder: each call carries the type of
--- the call it wraps.
+-- The second argument of each is a NULL of the result type (a witness), so
+-- that the call, printed as SQL, means the same on another server:
+-- postgres_fdw ships these wrappers to shards that have anon_dp
+-- (doc/scale-out.md), and the target is a regprocedure, which names one
+-- function unambiguously.
 --------------------------------------------------------------------------
-CREATE FUNCTION anon_dp_safe_call_immutable(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_call_stable(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_call_volatile(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_immutable("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_call_immutable(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_stable(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_volatile(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_io_immutable(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_stable("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_io_stable(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_volatile("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_io_volatile(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C VOLATILE PARALLEL SAFE;
 
 -- Whether an anonymized role may see the size statistics of a relation

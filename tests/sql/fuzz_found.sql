@@ -16,20 +16,20 @@ CREATE ROLE ff_user;
 -- EXECUTE privilege.  The target is now checked against the call.
 CREATE FUNCTION ff_own(text) RETURNS text LANGUAGE sql PARALLEL SAFE AS $$ SELECT $1 $$;
 SET ROLE ff_user;
-SELECT anon_dp_safe_call_immutable(0, 42);
-SELECT anon_dp_safe_call_immutable('textout'::regproc, 42);
-SELECT anon_dp_safe_call_immutable('textout'::regproc, 'unknown literal');
-SELECT anon_dp_safe_call_immutable('int4pl'::regproc, 1, 2);
-SELECT anon_dp_safe_call_immutable('int4pl'::regproc, 1);
-SELECT anon_dp_safe_call_stable('pg_read_file(text)'::regprocedure, 'postgresql.conf'::text);
-SELECT anon_dp_safe_call_volatile('generate_series(int, int)'::regprocedure, 1, 2);
-SELECT anon_dp_safe_call_immutable('sum(int4)'::regprocedure, 1);
-SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, 42, ','::text);
-SELECT anon_dp_safe_call_immutable('ff_own'::regproc, 'a'::text);
+SELECT anon_dp_safe_call_immutable(0, NULL::int, 42);
+SELECT anon_dp_safe_call_immutable('textout'::regproc, NULL::text, 42);
+SELECT anon_dp_safe_call_immutable('textout'::regproc, NULL::text, 'unknown literal');
+SELECT anon_dp_safe_call_immutable('int4pl'::regproc, NULL::text, 1, 2);
+SELECT anon_dp_safe_call_immutable('int4pl'::regproc, NULL::int, 1);
+SELECT anon_dp_safe_call_stable('pg_read_file(text)'::regprocedure, NULL::text, 'postgresql.conf'::text);
+SELECT anon_dp_safe_call_volatile('generate_series(int, int)'::regprocedure, NULL::int, 1, 2);
+SELECT anon_dp_safe_call_immutable('sum(int4)'::regprocedure, NULL::bigint, 1);
+SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, NULL::text, 42, ','::text);
+SELECT anon_dp_safe_call_immutable('ff_own'::regproc, NULL::text, 'a'::text);
 -- what the planner hook places still works, called by hand too
-SELECT anon_dp_safe_call_immutable('concat'::regproc, 'x', 1, 2) AS concat_any;
-SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, ARRAY[1, 2], ','::text) AS polymorphic;
-SELECT anon_dp_safe_call_immutable('textcat'::regproc, 'a'::text, 'b'::varchar) AS binary_coercible;
+SELECT anon_dp_safe_call_immutable('concat'::regproc, NULL::text, 'x', 1, 2) AS concat_any;
+SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, NULL::text, ARRAY[1, 2], ','::text) AS polymorphic;
+SELECT anon_dp_safe_call_immutable('textcat'::regproc, NULL::text, 'a'::text, 'b'::varchar) AS binary_coercible;
 RESET ROLE;
 
 DROP FUNCTION ff_own(text);
