@@ -308,17 +308,17 @@ times_of() {	# times_of <part> <mode> <qid> <measure> <kind> [8|9]: ms (field 8:
 }
 # the plan notes of a query in a session, from EXPLAIN (VERBOSE, COSTS OFF):
 # "<workers planned> <the functions wrapped for SAFE evaluation, comma-separated, or ->"
-# (anon_dp_safe_call_*('f'::regproc, ...) gives f; anon_dp_safe_io_* gives "I/O cast")
+# (anon_dp_safe_call_*('f(...)'::regprocedure, ...) gives f; anon_dp_safe_io_* gives "I/O cast")
 plan_info() {	# plan_info <kind> <settings> <sql>
 	local script out
 	script=$(printf '%s;\nEXPLAIN (VERBOSE, COSTS OFF) %s;\n' "$2" "$3")
 	if [ "$1" = full ]; then out=$(printf '%s\n' "$script" | q -At); else out=$(printf '%s\n' "$script" | qa -At); fi
 	printf '%s\n' "$out" | awk -v q="'" '
-		BEGIN { re = "anon_dp_safe_call_[a-z]+\\(" q "[^" q "]*" q "::regproc" }
+		BEGIN { re = "anon_dp_safe_call_[a-z]+\\(" q "[^" q "]*" q "::regprocedure" }
 		/Workers Planned:/ { w = $3 }
 		{ s = $0
 		  while (match(s, re)) {
-			f = substr(s, RSTART, RLENGTH); sub("^[^" q "]*" q, "", f); sub(q ".*", "", f); sub(/^pg_catalog\./, "", f)
+			f = substr(s, RSTART, RLENGTH); sub("^[^" q "]*" q, "", f); sub(q ".*", "", f); sub(/\(.*/, "", f); sub(/^pg_catalog\./, "", f)
 			if (!(f in seen)) { seen[f] = 1; list = list (list ? "," : "") f }
 			s = substr(s, RSTART + RLENGTH) }
 		  if ($0 ~ /anon_dp_safe_io_/ && !("I/O cast" in seen)) { seen["I/O cast"] = 1; list = list (list ? "," : "") "I/O_cast" } }

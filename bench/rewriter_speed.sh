@@ -34,6 +34,7 @@
 #               the table; without it, use the cluster of the PG* environment
 #               variables (anon_dp installed and in shared_preload_libraries)
 #   --no-save   do not write bench/results/rewriter_speed-<rows>.md
+#   --tag T     write bench/results/rewriter_speed-<rows>-T.md instead
 # The extension must already be installed (make install); nothing is built.
 # The script creates (and drops at the end of each shape) the table bench_rw
 # in the database it connects to.
@@ -61,6 +62,7 @@ PARTITIONS=1000
 EPSILON=1
 DELTA=1e-5
 RESULTS_DIR="$BENCH_DIR/results"
+TAG=""
 
 usage() {
 	sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -82,6 +84,7 @@ while [ $# -gt 0 ]; do
 		--parallel) PARALLEL=1; shift ;;
 		--cluster) USE_CLUSTER=1; shift ;;
 		--no-save) SAVE=0; shift ;;
+		--tag) TAG=${2:?--tag needs a value}; shift 2 ;;
 		-h|--help) usage; exit 0 ;;
 		*) echo "rewriter_speed.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -253,23 +256,24 @@ fi
 # uid: 1 + hash(i) mod 100000, so a user's rows are scattered over the table.
 # typical: the user's k-th partition (k = hash(i) mod 3) is hash(uid, k) mod 1000.
 # worst:   g = hash(i) mod 1000.  x = hash(i) scaled to [0, 100).
-load_table() {	# load_table <rows> <shape>
+load_table() {	# load_table <rows> <shape>; sets LOAD_SQL to what it ran
 	local rows=$1 shape=$2 gexpr
 	if [ "$shape" = typical ]; then
 		gexpr="((hashint8extended(u * 4 + (hashint8extended(i, 2) & 9223372036854775807) % 3, 3) & 9223372036854775807) % $PARTITIONS)::int"
 	else
 		gexpr="((hashint8extended(i, 3) & 9223372036854775807) % $PARTITIONS)::int"
 	fi
-	q <<SQL
-SET client_min_messages = warning;
-DROP TABLE IF EXISTS bench_rw;
-CREATE TABLE bench_rw (uid bigint NOT NULL, g int NOT NULL, x float8 NOT NULL);
+	LOAD_SQL="CREATE TABLE bench_rw (uid bigint NOT NULL, g int NOT NULL, x float8 NOT NULL);
 SECURITY LABEL FOR anon_dp ON COLUMN bench_rw.uid IS 'privacy_unit';
 INSERT INTO bench_rw (uid, g, x)
 SELECT u, $gexpr, (hashint8extended(i, 4) & 1048575)::float8 / 10485.76
 FROM (SELECT i, 1 + (hashint8extended(i, 1) & 9223372036854775807) % $USERS AS u
       FROM generate_series(1, $rows::int8) i) s;
-VACUUM ANALYZE bench_rw;
+VACUUM ANALYZE bench_rw;"
+	q <<SQL
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS bench_rw;
+$LOAD_SQL
 SQL
 }
 
@@ -406,9 +410,21 @@ print_mode_table() {	# print_mode_table <mode> <shape>
 		if [ "$shape" = worst ]; then
 			echo "| (c) / anonymized >= 1.5 (worst shape) | $c | $cm | $cb | $cc | $(verdict ge 1.5 "$cm" "$cb" "$cc") |"
 		else
-			echo "| (c) / anonymized (no target in the typical shape) | $c | $cm | $cb | $cc | - |"
+			echo "| (c) / anonymized >= 1.2 (issue 22, typical shape) | $c | $cm | $cb | $cc | $(verdict ge 1.2 "$cm" "$cb" "$cc") |"
 		fi
 	done
+	if [ "$shape" = typical ]; then
+		for c in "${CU_ARR[@]}"; do
+			am=$(ratio "${MED[anon$c]}" "${MED[b]}")
+			ab=$(ratio "${MIN[anon$c]}" "${MIN[b]}")
+			ac=$(ratio "${CPU[anon$c]}" "${CPU[b]}")
+			echo "| anonymized <= 1.0 x (b) (issue 22, typical shape) | $c | $am | $ab | $ac | $(verdict le 1.0 "$am" "$ab" "$ac") |"
+			am=$(ratio "${MED[anon$c]}" "${MED[a]}")
+			ab=$(ratio "${MIN[anon$c]}" "${MIN[a]}")
+			ac=$(ratio "${CPU[anon$c]}" "${CPU[a]}")
+			echo "| anonymized <= 2.5 x (a) (issue 22, typical shape) | $c | $am | $ab | $ac | $(verdict le 2.5 "$am" "$ab" "$ac") |"
+		done
+	fi
 	for c in "${CU_ARR[@]}"; do
 		am=$(ratio "${MED[anon$c]}" "${MED[a]}")
 		ab=$(ratio "${MIN[anon$c]}" "${MIN[a]}")
@@ -456,6 +472,12 @@ bench_shape() {	# bench_shape <rows> <shape>: prints the markdown section
 	else
 		echo "Each row's partition is uniform over the $PARTITIONS partitions: (uid, g) pairs are about as many as the rows."
 	fi
+	echo
+	echo "The table is generated in the server (deterministic, no client loop):"
+	echo
+	echo '```sql'
+	echo "$LOAD_SQL"
+	echo '```'
 	echo
 	echo "Data: $s_rows rows, $s_users users, $s_parts partitions, $s_pairs (uid, g) pairs ($(awk -v p="$s_pairs" -v u="$s_users" 'BEGIN { printf "%.1f", p / u }') partitions per user, $(awk -v p="$s_pairs" -v r="$s_rows" 'BEGIN { printf "%.2f", p / r }') pairs per row), avg(x) = $s_avgx; table $table_size.  A scan reports \"Buffers: $BUFFERS_LINE\"$( [ "$table_bytes" -gt $((SB_BYTES / 4)) ] && echo " (**warning**: the table is larger than shared_buffers / 4, so scans read through the bulk-read ring)")."
 	echo
@@ -512,6 +534,16 @@ bench_shape() {	# bench_shape <rows> <shape>: prints the markdown section
 		echo '```'
 		echo
 	done
+	echo "#### Every round"
+	echo
+	echo "Each timed run in the order it ran (one new session per run; the warm-up round is not listed).  \"CPU ms\": the backend's CPU time of the statement (serial runs only)."
+	echo
+	echo "| mode | round | query | ms | CPU ms |"
+	echo "|---|---:|---|---:|---:|"
+	while read -r m r id ms cpu; do
+		echo "| $m | $r | $(q_field "$id" 2) | $ms | $cpu |"
+	done <"$MEAS"
+	echo
 	q -c "DROP TABLE bench_rw"
 }
 
@@ -521,7 +553,7 @@ header() {	# header <rows>
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); commit: $COMMIT; anon_dp $EXT_VERSION, library installed $LIB_DATE"
 	echo "- PostgreSQL $PG_VERSION; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores; memory $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- load average at start: $LOAD_START"
-	echo "- command: bench/rewriter_speed.sh --rows $1 --runs $RUNS --shapes $SHAPES --cu $CU_LIST --work-mem $WORK_MEM$( [ "$PARALLEL" -eq 1 ] && echo " --parallel")$( [ "$USE_CLUSTER" -eq 1 ] && echo " --cluster")"
+	echo "- command: bench/rewriter_speed.sh --rows $1 --runs $RUNS --shapes $SHAPES --cu $CU_LIST --work-mem $WORK_MEM$( [ "$PARALLEL" -eq 1 ] && echo " --parallel")$( [ "$USE_CLUSTER" -eq 1 ] && echo " --cluster")${TAG:+ --tag $TAG}"
 	echo "- settings: work_mem = $WORK_MEM (hash_mem_multiplier = $HASH_MEM_MULT), shared_buffers = $SHARED_BUFFERS, jit = off, anon_dp.epsilon = $EPSILON, anon_dp.delta = $DELTA; main comparison serial (max_parallel_workers_per_gather = 0)$( [ "$PARALLEL" -eq 1 ] && echo ", also with 2 workers")"
 	echo "- table bench_rw(uid bigint, g int, x float8), $USERS users, $PARTITIONS partitions, uid labelled privacy_unit, VACUUM ANALYZEd"
 	echo "- timing: server Execution Time of EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON); one warm-up round, then $RUNS rounds, each running every query once in a new session (order rotated by one query each round); median and min over the rounds$( [ "$CPU_OK" -eq 1 ] && echo "; also the backend's CPU time of the same runs (/proc/<pid>/schedstat), which leaves out waiting for a CPU" || echo "; backend CPU time not measured (the server is not local or /proc/<pid>/schedstat is not readable)")"
@@ -534,13 +566,13 @@ header() {	# header <rows>
 		echo "- $label: \`$sql\`"
 	done
 	echo
-	echo "Caveat: a 2-core shared virtual machine; absolute times move by 10-25 % from run to run, compare ratios."
+	echo "Caveat: a 2-core virtual machine shared with other engineers' builds and tests while this ran (load average above); absolute times move by 10-25 % from run to run: compare ratios, and prefer the CPU-time ratios (waiting for a CPU excluded)."
 	echo
 }
 
 [ "$SAVE" -eq 0 ] || mkdir -p "$RESULTS_DIR"
 for rows in "${ROWS_ARR[@]}"; do
-	out="$RESULTS_DIR/rewriter_speed-$(rows_label "$rows").md"
+	out="$RESULTS_DIR/rewriter_speed-$(rows_label "$rows")${TAG:+-$TAG}.md"
 	{
 		header "$rows"
 		for shape in "${SHAPE_ARR[@]}"; do

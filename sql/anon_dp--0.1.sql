@@ -391,6 +391,51 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 
+-- Calls that lack their bounds (ANON_SUM(x), ANON_AVG(x, 0), ANON_NTILE(x, 0.5)):
+-- declared only so that the rewriter refuses them with the full signature in
+-- its hint, where PostgreSQL would say "function does not exist"
+-- (doc/functions.md section 10).
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any", "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any", "any", "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE anon_sum("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+
 -- SSPACE of the dp_* aggregates above: their states are fixed-size structs
 -- of a few hundred bytes; without it the planner assumes 8 kB per partition
 -- and a hash aggregation over a few thousand partitions spills to disk.
@@ -498,20 +543,23 @@ WHERE prokind = 'a'
 -- anonymized sessions the planner hook wraps each built-in call that sees
 -- private values; a data exception then gives NULL.  One function per
 -- volatility, so that the planner treats the wrapped call as the original.
--- Their declared result type is a placeholder: each call carries the type of
--- the call it wraps.
+-- The second argument of each is a NULL of the result type (a witness), so
+-- that the call, printed as SQL, means the same on another server:
+-- postgres_fdw ships these wrappers to shards that have anon_dp
+-- (doc/scale-out.md), and the target is a regprocedure, which names one
+-- function unambiguously.
 --------------------------------------------------------------------------
-CREATE FUNCTION anon_dp_safe_call_immutable(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_call_stable(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_call_volatile(regproc, VARIADIC "any") RETURNS text
-AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_immutable("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_call_immutable(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_stable(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_call_volatile(regprocedure, anyelement, VARIADIC "any")
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_safe_call' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_safe_io_immutable(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_stable("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_io_stable(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C STABLE PARALLEL SAFE;
-CREATE FUNCTION anon_dp_safe_io_volatile("any") RETURNS text
+CREATE FUNCTION anon_dp_safe_io_volatile(anyelement, "any") RETURNS anyelement
 AS 'MODULE_PATHNAME', 'anon_dp_safe_io' LANGUAGE C VOLATILE PARALLEL SAFE;
 
 -- Whether an anonymized role may see the size statistics of a relation

@@ -80,12 +80,12 @@ static const struct
 	[EMIT_RANDOM_KEY] = {"anon_dp_random_key", 0, {0}},
 	[EMIT_RANDOM] = {"anon_dp_random", 0, {0}},
 	[EMIT_RESERVOIR] = {"anon_reservoir", 1, {INTERNALOID}},
-	[EMIT_SAFE_CALL_IMMUTABLE] = {"anon_dp_safe_call_immutable", 2, {REGPROCOID, ANYOID}},
-	[EMIT_SAFE_CALL_STABLE] = {"anon_dp_safe_call_stable", 2, {REGPROCOID, ANYOID}},
-	[EMIT_SAFE_CALL_VOLATILE] = {"anon_dp_safe_call_volatile", 2, {REGPROCOID, ANYOID}},
-	[EMIT_SAFE_IO_IMMUTABLE] = {"anon_dp_safe_io_immutable", 1, {ANYOID}},
-	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 1, {ANYOID}},
-	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 1, {ANYOID}},
+	[EMIT_SAFE_CALL_IMMUTABLE] = {"anon_dp_safe_call_immutable", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_CALL_STABLE] = {"anon_dp_safe_call_stable", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_CALL_VOLATILE] = {"anon_dp_safe_call_volatile", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_IMMUTABLE] = {"anon_dp_safe_io_immutable", 2, {ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 2, {ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 2, {ANYELEMENTOID, ANYOID}},
 	[EMIT_STATISTICS_VISIBLE] = {"anon_dp_statistics_visible", 1, {OIDOID}},
 	[EMIT_CANONICAL_NUMERIC] = {"anon_dp_canonical_key", 1, {NUMERICOID}},
 	[EMIT_CANONICAL_FLOAT8] = {"anon_dp_canonical_key", 1, {FLOAT8OID}},
@@ -189,7 +189,7 @@ lookup_sample(const anon_kind *kind)
 {
 	Oid			argtypes[2];
 
-	if (kind->partial->sample == NULL)
+	if (kind->partial == NULL || kind->partial->sample == NULL)
 		return InvalidOid;
 	argtypes[0] = kind->partial->sample_input;
 	argtypes[1] = INT4OID;
@@ -248,8 +248,8 @@ resolve_known_functions(void)
 		int			epsilon = ANON_BLOCK_EPSILON_ARG(kind);
 
 		cache->kind_aggregates[i] = lookup_function(kind->name, kind->nargs, kind->argtypes);
-		cache->kind_blocks[i] = lookup_function(kind->block, kind->block_nargs,
-												kind->block_argtypes);
+		cache->kind_blocks[i] = kind->block == NULL ? InvalidOid :
+			lookup_function(kind->block, kind->block_nargs, kind->block_argtypes);
 		cache->kind_gaussian_blocks[i] = lookup_gaussian_block(kind);
 		cache->kind_samples[i] = lookup_sample(kind);
 		/* a DISTINCT twin shares its aggregate: the call's DISTINCT tells them apart */

@@ -36,13 +36,27 @@ status_hint(dp_status status)
 	return NULL;
 }
 
+/*
+ * In an anonymization query (an ANON_* release, or the query's own split)
+ * the analyst chooses anon_dp.epsilon, not the share of each release.
+ */
+static bool
+in_anonymization_query(const char *function, const char *argument)
+{
+	return strncmp(function, "ANON_", 5) == 0 || strcmp(argument, "anon_dp.epsilon") == 0;
+}
+
 void
 anon_dp_report_status(dp_status status, const char *function, const char *argument)
 {
+	const char *hint = status_hint(status);
+
+	if (status == DP_ERR_EPSILON && in_anonymization_query(function, argument))
+		hint = "Raise anon_dp.epsilon: each ANON_* call gets a share of it, epsilon / (C_u N) with GROUP BY when an ANON_COUNT or ANON_AVG also selects the partitions, epsilon / (C_u (N + 1)) with a separate selection, epsilon / N without GROUP BY (doc/rewriter.md, step 3); fewer ANON_* calls or a smaller anon_dp.max_groups_contributed give each a larger share.";
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid %s for %s: %s", argument, function, dp_status_text(status)),
-			 errhint("%s", status_hint(status))));
+			 errhint("%s", hint)));
 	pg_unreachable();
 }
 

@@ -226,3 +226,17 @@ typed_const(Oid type, const char *text)
 	return makeConst(type, -1, get_typcollation(type), typlen,
 					 OidInputFunctionCall(input, (char *) text, ioparam, -1), false, typbyval);
 }
+
+Expr *
+greatest_of(Expr *a, Expr *b)
+{
+	MinMaxExpr *greatest = makeNode(MinMaxExpr);
+
+	greatest->minmaxtype = exprType((Node *) a);
+	greatest->minmaxcollid = exprCollation((Node *) a);
+	greatest->inputcollid = exprCollation((Node *) a);
+	greatest->op = IS_GREATEST;
+	greatest->args = list_make2(a, b);
+	greatest->location = -1;
+	return (Expr *) greatest;
+}

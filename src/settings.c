@@ -105,10 +105,10 @@ check_budget_epsilon(double *newval, void **extra, GucSource source)
 	return true;
 }
 
-void
-anon_dp_define_settings(void)
+/* privacy parameters: any role, per session (PGC_USERSET) */
+static void
+define_privacy_settings(void)
 {
-	/* privacy parameters: any role, per session (PGC_USERSET) */
 	DefineCustomRealVariable("anon_dp.epsilon",
 							 "Total epsilon spent by one anonymization query.",
 							 "Split evenly over the query's ANON aggregates, its noisy user count and the partitions one user may contribute to.",
@@ -137,8 +137,12 @@ anon_dp_define_settings(void)
 							0, 0, ANON_DP_MAX_CONTRIBUTIONS,
 							PGC_USERSET, 0,
 							NULL, assign_int_replanning, NULL);
+}
 
-	/* how the query spends them: accuracy only (doc/noise.md) */
+/* how a query spends epsilon and delta: accuracy only (doc/noise.md) */
+static void
+define_mechanism_settings(void)
+{
 	DefineCustomEnumVariable("anon_dp.partition_selection",
 							 "How a grouped anonymization query selects the partitions it releases.",
 							 "auto: the mechanism that keeps a partition at 50 % with the fewest users; "
@@ -164,6 +168,13 @@ anon_dp_define_settings(void)
 							 ANON_DP_CHOICE_AUTO, noise_options,
 							 PGC_USERSET, 0,
 							 NULL, assign_int_replanning, NULL);
+}
+
+void
+anon_dp_define_settings(void)
+{
+	define_privacy_settings();
+	define_mechanism_settings();
 
 	/* access control: any role may lower its own level (doc/access.md) */
 	DefineCustomEnumVariable("anon_dp.access_level",

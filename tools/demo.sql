@@ -5,6 +5,36 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 DROP TABLE IF EXISTS access_logs;
 
+-- EXPLAIN with its long lines folded at ", " (the demo's own helper)
+CREATE FUNCTION pg_temp.explain_folded(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  indent text;
+  part text;
+  out text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || query LOOP
+    CONTINUE WHEN line LIKE 'Query Identifier:%';
+    IF length(line) <= 100 THEN
+      RETURN NEXT line;
+      CONTINUE;
+    END IF;
+    indent := repeat(' ', length(line) - length(ltrim(line)) + 4);
+    out := '';
+    FOREACH part IN ARRAY string_to_array(line, ', ') LOOP
+      IF out <> '' AND length(out) + length(part) > 96 THEN
+        RETURN NEXT out || ',';
+        out := indent || part;
+      ELSIF out = '' THEN
+        out := part;
+      ELSE
+        out := out || ', ' || part;
+      END IF;
+    END LOOP;
+    RETURN NEXT out;
+  END LOOP;
+END $$;
+
 -- 20,000 users; each visits between 1 and 60 times with one browser.
 -- A few heavy users have thousands of rows: exactly the users that row-level
 -- DP would fail to protect.
@@ -54,16 +84,43 @@ SELECT browser_agent, count(DISTINCT uid) AS visitors,
 FROM (SELECT uid, browser_agent, avg(duration_s) AS user_avg
       FROM access_logs GROUP BY uid, browser_agent) per_user
 GROUP BY browser_agent ORDER BY visitors DESC;
+\echo
+\echo 'How large the error is, in plain words.  The query has GROUP BY and N = 3 ANON_* calls,'
+\echo 'so each release and the noisy user count get epsilon / (C_u (N + 1)) = 1/4:'
+SELECT format('a count has Laplace noise of scale %s: it is within %s of the truth 95 %% of the time;',
+              round(1 / s, 1), round(ln(20::numeric) / s, 1)) AS "error of visitors",
+       format('an average of %s users'' values in [0, 600] is within about %s seconds;',
+              n, round((600 / 2.0) / (s / 2) * ln(20::numeric) / n, 1)) AS "error of avg_s"
+FROM (SELECT anon_dp_epsilon_share(1.0, 1, 3)::numeric AS s,
+             (SELECT count(DISTINCT uid) FROM access_logs WHERE browser_agent = 'Opera') AS n) x \gx
+\echo 'A browser shows only when its noisy number of users reaches tau, here'
+SELECT round(anon_dp_tau(anon_dp_epsilon_share(1.0, 1, 3), 1e-5, 1)::numeric, 1) AS tau;
+\echo 'doc/analyst-guide.md has the formulas and a plot of the error against epsilon.'
 
 \echo
-\echo '=== What the extension ran instead (EXPLAIN shows the epsilon share, delta and C_u) ==='
-EXPLAIN (COSTS OFF, VERBOSE) SELECT browser_agent, ANON_COUNT(*) FROM access_logs GROUP BY browser_agent;
+\echo '=== What the extension ran instead: EXPLAIN VERBOSE shows the epsilon share, delta and C_u ==='
+\echo '(long lines folded at commas by the demo''s pg_temp.explain_folded; without parallel'
+\echo 'workers, which would add a Gather and partial aggregates)'
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.explain_folded(
+  'SELECT browser_agent, ANON_COUNT(*) FROM access_logs GROUP BY browser_agent') AS "QUERY PLAN";
+RESET max_parallel_workers_per_gather;
+\echo 'Read from the bottom: one aggregation by uid keeps each user''s partials for at most'
+\echo 'C_u browsers (anon_dp_bound_partitions, with the secret $0 of this execution), the'
+\echo 'ProjectSet turns them back into rows, dp_count adds noise at epsilon 0.5 (= 1 / (C_u (N + 1))'
+\echo 'with N = 1), dp_partition_count draws the noisy user count compared with tau, and the'
+\echo 'Filter drops the browsers below it; GREATEST(..., 0) keeps the count from going below 0.' 
 
 \echo
-\echo '=== Queries that could leak are refused ==='
+\echo '=== Queries that could leak, and mistakes, are refused (each query, then its error) ==='
 \set ON_ERROR_STOP off
+\set ECHO queries
 SELECT browser_agent, ANON_COUNT(*), count(*) FROM access_logs GROUP BY browser_agent;
 SELECT ANON_SUM(bytes, 0, bytes) FROM access_logs;
+SELECT ANON_SUM(bytes) FROM access_logs;
+SELECT ANON_AVG(duration_s, 600, 0) FROM access_logs;
+SELECT ANON_COUNT(*) FROM access_logs a, access_logs b WHERE a.browser_agent = b.browser_agent;
+\set ECHO none
 \set ON_ERROR_STOP on
 
 \echo
@@ -100,9 +157,14 @@ FROM (SELECT uid, sum(bytes) AS user_bytes FROM access_logs GROUP BY uid) per_us
 \echo '(each user contributes at most 2,000,000 bytes: the heavy users are clamped)'
 
 \echo
-\echo '=== The same query twice: fresh noise every time ==='
+\echo '=== The same query three times: fresh noise every time ==='
+\echo 'With epsilon = 0.05 (and no GROUP BY) the count has noise of scale 1/0.05 = 20:'
+\echo 'three runs of the same query give three different numbers around the true 20,000.'
+SET anon_dp.epsilon = 0.05;
 SELECT ANON_COUNT(*) AS users_run_1 FROM access_logs;
 SELECT ANON_COUNT(*) AS users_run_2 FROM access_logs;
+SELECT ANON_COUNT(*) AS users_run_3 FROM access_logs;
+RESET anon_dp.epsilon;
 
 \echo
 \echo '=== Partition selection: a browser used by a single user is never revealed ==='
@@ -117,9 +179,11 @@ SELECT round(anon_dp_tau(anon_dp_epsilon_share(1.0, 1, 1), 1e-5, 1)::numeric, 2)
 \echo 'NaN injection (paper Sec. 5.2): NaN is ignored, the result stays finite noise'
 SELECT ANON_SUM(CASE WHEN uid = 424242 THEN 'NaN'::float8 ELSE 0 END, -1, 1) AS nan_attack
 FROM access_logs;
-\echo 'Bounds computed from the data are refused:'
+\echo 'Bounds computed from the data are refused, also by the building blocks:'
 \set ON_ERROR_STOP off
+\set ECHO queries
 SELECT dp_sum(duration_s, 0, duration_s, 1.0, 1) FROM access_logs;
+\set ECHO none
 \set ON_ERROR_STOP on
 
 \echo
@@ -132,11 +196,13 @@ SET SESSION AUTHORIZATION demo_analyst;
 SELECT current_user, anon_dp_access_level();
 SELECT browser_agent, ANON_COUNT(*) AS visitors
 FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
-\echo 'Raw rows, exact counts and statistics are refused:'
+\echo 'Raw rows, exact counts and statistics are refused (each query, then its error):'
 \set ON_ERROR_STOP off
+\set ECHO queries
 SELECT * FROM access_logs LIMIT 3;
 SELECT count(*) FROM access_logs WHERE uid = 424242;
 SELECT most_common_vals FROM pg_stats WHERE tablename = 'access_logs';
+\set ECHO none
 \set ON_ERROR_STOP on
 RESET SESSION AUTHORIZATION;
 
@@ -156,10 +222,12 @@ SELECT role, budget_epsilon, spent_epsilon, remaining_epsilon, releases FROM ano
 \echo 'A query above the per-query cap anon_dp.max_epsilon (1 by default) is refused,'
 \echo 'and so is one the remaining budget cannot pay:'
 \set ON_ERROR_STOP off
+\set ECHO queries
 SET anon_dp.epsilon = 5;
 SELECT ANON_COUNT(*) AS users FROM access_logs;
 RESET anon_dp.epsilon;
 SELECT ANON_COUNT(*) AS users FROM access_logs;
+\set ECHO none
 \set ON_ERROR_STOP on
 \echo 'A smaller epsilon still fits (with more noise):'
 SET anon_dp.epsilon = 0.5;

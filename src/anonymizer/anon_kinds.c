@@ -35,6 +35,11 @@ static const anon_partial partial_sample =
 static const anon_partial partial_distinct =
 {0, InvalidOid, InvalidOid, "anon_dp_distinct_sample", ANYELEMENTOID};
 
+/* a signature with nargs arguments of type "any" that lacks the others */
+#define INCOMPLETE(name, display, nargs) \
+	{name, display, nargs, {ANYOID, ANYOID, ANYOID}, NULL, NULL, 0, {0}, NULL, NULL, \
+	false, VALUES_ONE, SELECTS_NONE, NULL, false}
+
 #define F8 FLOAT8OID
 #define I8 INT8OID
 #define I4 INT4OID
@@ -48,20 +53,20 @@ const anon_kind anon_kinds[] = {
 	/*
 	 * name, display, nargs, argtypes, partial, block, block_nargs,
 	 * block_argtypes, fixed_arg, sensitivity, distinct, values, selects,
-	 * gaussian_block
+	 * gaussian_block, non_negative
 	 */
 	{"anon_count", "ANON_COUNT", 0, {0}, &partial_rows,
-	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count"},
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count", true},
 	{"anon_count", "ANON_COUNT", 1, {ANYOID}, &partial_nonnull,
-	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count"},
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_COUNT, "dp_gaussian_count", true},
 	{"anon_count", "ANON_COUNT", 2, {ANYOID, I8}, &partial_nonnull,
-	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U", ONE, SELECTS_COUNT, "dp_gaussian_count"},
+	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U", ONE, SELECTS_COUNT, "dp_gaussian_count", true},
 	{"anon_count", "ANON_COUNT", 1, {ANYOID}, &partial_distinct,
 	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, "1", "k = 1 distinct value",
-	true, VALUES_DISTINCT, SELECTS_NONE, NULL},
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL, true},
 	{"anon_count", "ANON_COUNT", 2, {ANYOID, I8}, &partial_distinct,
 	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, NULL, "k = U distinct values",
-	true, VALUES_DISTINCT, SELECTS_NONE, NULL},
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL, true},
 	{"anon_sum", "ANON_SUM", 3, {I4, I4, I4}, &partial_sum_int,
 	"dp_sum", 5, {I8, I8, I8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum"},
 	{"anon_sum", "ANON_SUM", 3, {I8, I8, I8}, &partial_sum_bigint,
@@ -88,6 +93,20 @@ const anon_kind anon_kinds[] = {
 	{"anon_median", "ANON_MEDIAN", 3, {F8, F8, F8}, &partial_sample,
 	"dp_ntile_rows", 6, {F8A, F8, F8, F8, F8, I4}, "0.5", "rank: m values",
 	false, VALUES_ROWS, SELECTS_NONE, NULL},
+
+	/*
+	 * Calls that lack arguments (no partial): declared so that validation can
+	 * name what is missing instead of PostgreSQL's "function does not exist".
+	 */
+	INCOMPLETE("anon_sum", "ANON_SUM", 1), INCOMPLETE("anon_sum", "ANON_SUM", 2),
+	INCOMPLETE("anon_avg", "ANON_AVG", 1), INCOMPLETE("anon_avg", "ANON_AVG", 2),
+	INCOMPLETE("anon_var", "ANON_VAR", 1), INCOMPLETE("anon_var", "ANON_VAR", 2),
+	INCOMPLETE("anon_stddev", "ANON_STDDEV", 1), INCOMPLETE("anon_stddev", "ANON_STDDEV", 2),
+	INCOMPLETE("anon_min", "ANON_MIN", 1), INCOMPLETE("anon_min", "ANON_MIN", 2),
+	INCOMPLETE("anon_max", "ANON_MAX", 1), INCOMPLETE("anon_max", "ANON_MAX", 2),
+	INCOMPLETE("anon_median", "ANON_MEDIAN", 1), INCOMPLETE("anon_median", "ANON_MEDIAN", 2),
+	INCOMPLETE("anon_ntile", "ANON_NTILE", 1), INCOMPLETE("anon_ntile", "ANON_NTILE", 2),
+	INCOMPLETE("anon_ntile", "ANON_NTILE", 3),
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);
@@ -101,5 +120,36 @@ anon_kind_distinct_twin(const anon_kind *kind)
 		if (anon_kinds[i].distinct && strcmp(anon_kinds[i].name, kind->name) == 0 &&
 			anon_kinds[i].nargs == kind->nargs)
 			return &anon_kinds[i];
+	return NULL;
+}
+
+/* what each ANON_* aggregate needs besides its value, and its full form */
+static const anon_usage usages[] = {
+	{"ANON_SUM", "a lower and an upper bound",
+	"ANON_SUM(value, lower, upper), for example ANON_SUM(x, 0, 100)"},
+	{"ANON_AVG", "a lower and an upper bound",
+	"ANON_AVG(value, lower, upper), for example ANON_AVG(x, 0, 100)"},
+	{"ANON_VAR", "a lower and an upper bound",
+	"ANON_VAR(value, lower, upper), for example ANON_VAR(x, 0, 100)"},
+	{"ANON_STDDEV", "a lower and an upper bound",
+	"ANON_STDDEV(value, lower, upper), for example ANON_STDDEV(x, 0, 100)"},
+	{"ANON_MIN", "a lower and an upper bound",
+	"ANON_MIN(value, lower, upper), for example ANON_MIN(x, 0, 100)"},
+	{"ANON_MAX", "a lower and an upper bound",
+	"ANON_MAX(value, lower, upper), for example ANON_MAX(x, 0, 100)"},
+	{"ANON_MEDIAN", "a lower and an upper bound",
+	"ANON_MEDIAN(value, lower, upper), for example ANON_MEDIAN(x, 0, 100)"},
+	{"ANON_NTILE", "a percentile, a lower and an upper bound",
+	"ANON_NTILE(value, percentile, lower, upper), for example ANON_NTILE(x, 0.9, 0, 100)"},
+};
+
+const anon_usage *
+anon_kind_usage(const char *display)
+{
+	int			i;
+
+	for (i = 0; i < (int) lengthof(usages); i++)
+		if (strcmp(usages[i].display, display) == 0)
+			return &usages[i];
 	return NULL;
 }

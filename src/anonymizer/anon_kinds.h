@@ -61,7 +61,9 @@ typedef struct anon_kind
 	const char *display;		/* its name in messages: "ANON_SUM" */
 	int			nargs;			/* its arguments (0: ANON_COUNT(*)) */
 	Oid			argtypes[ANON_KIND_MAX_ARGS];	/* ANYOID for "any" */
-	const anon_partial *partial;
+	const anon_partial *partial;	/* NULL: a call that lacks arguments
+									 * (ANON_SUM(x)), declared only to be
+									 * refused with the full signature */
 	/*
 	 * The cross-user DP aggregate over the partial ("building block"):
 	 *   block(partial, [fixed_arg], arguments 2..nargs of the call, epsilon, 1)
@@ -83,11 +85,24 @@ typedef struct anon_kind
 	const char *gaussian_block; /* the block with Gaussian noise: the same
 								 * arguments with (epsilon, delta, C_u) in
 								 * place of (epsilon, contributions); NULL */
+	bool		non_negative;	/* post-processing: the query sees
+								 * GREATEST(release, 0) (a count) */
 } anon_kind;
 
 /* All rows, and their number. */
 extern const anon_kind anon_kinds[];
 extern const int anon_kind_count;
+
+/* What an ANON_* aggregate needs besides its value, for messages. */
+typedef struct anon_usage
+{
+	const char *display;		/* "ANON_SUM" */
+	const char *needs;			/* "a lower and an upper bound" */
+	const char *usage;			/* "ANON_SUM(value, lower, upper), for example ..." */
+} anon_usage;
+
+/* The usage of the aggregate of that display name, or NULL. */
+extern const anon_usage *anon_kind_usage(const char *display);
 
 /* position of epsilon among a building block's arguments (0-based) */
 #define ANON_BLOCK_EPSILON_ARG(kind) ((kind)->block_nargs - 2)

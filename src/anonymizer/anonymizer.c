@@ -32,6 +32,7 @@ anonymize_statement(Query *statement)
 		anonymized_level *built = build_anonymized_level(plan);
 
 		verify_anonymized_level(plan, built);
+		check_release_arguments(plan, built);
 		*level->query = *built->query;
 	}
 }

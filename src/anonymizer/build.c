@@ -170,6 +170,20 @@ typedef struct substitution
 	List	   *release_columns;	/* Var *: their released columns */
 } substitution;
 
+/*
+ * A release as the level's expressions see it.  A noisy count below 0 is
+ * shown as 0: post-processing of the released value, which costs no privacy
+ * (doc/rewriter.md, step 4).
+ */
+static Node *
+released_value(anon_release *release, Var *column)
+{
+	if (!release->kind->non_negative)
+		return (Node *) copyObject(column);
+	return (Node *) greatest_of((Expr *) copyObject(column),
+								(Expr *) typed_const(column->vartype, "0"));
+}
+
 static Node *
 substitute_mutator(Node *node, substitution *sub)
 {
@@ -185,7 +199,7 @@ substitute_mutator(Node *node, substitution *sub)
 	{
 		forboth(lc, sub->releases, lv, sub->release_columns)
 			if (equal(node, ((anon_release *) lfirst(lc))->call))
-				return copyObject(lfirst(lv));
+				return released_value((anon_release *) lfirst(lc), (Var *) lfirst(lv));
 		elog(ERROR, "anonymization query: an aggregate of the level has no release");
 	}
 	if ((IsA(node, Var) && ((Var *) node)->varlevelsup == 0) || IsA(node, Query))

@@ -39,7 +39,7 @@
  * privacy units").
  */
 static Node *
-unit_present_and(Var *unit, Node *where)
+unit_present_and(Expr *unit, Node *where)
 {
 	NullTest   *present = makeNode(NullTest);
 
@@ -158,6 +158,21 @@ bounding_secret(void)
 	return (Expr *) link;
 }
 
+/*
+ * The spec of anon_dp_bound_partitions, without a collation: the aggregate
+ * reads it itself, and postgres_fdw does not ship an aggregate whose input
+ * collation comes from a constant, as it would when no GROUP BY key is
+ * collatable (doc/scale-out.md).
+ */
+static Const *
+spec_const(const char *spec)
+{
+	Const	   *c = text_const(spec);
+
+	c->constcollid = InvalidOid;
+	return c;
+}
+
 /* unnest(anon_dp_bounded_column(per_user.anon_bound, column, type witness)) */
 static Expr *
 unnest_bounded_column(Var *bound, int column, Expr *witness)
@@ -209,7 +224,7 @@ one_pass_per_user(anon_plan *plan)
 		else if (OidIsValid(column->input_type))
 			args = lappend(args, cast_to(call_value(release), column->input_type));
 	}
-	lfirst(list_nth_cell(args, 2)) = text_const(spec.data);
+	lfirst(list_nth_cell(args, 2)) = spec_const(spec.data);
 	add_column(per_user, (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_BOUND_PARTITIONS),
 												 args, false, NULL), "anon_bound");
 	foreach(lc, witnesses)

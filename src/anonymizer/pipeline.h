@@ -7,6 +7,8 @@
  *   plan.c             validated_level -> anon_plan        (settings read here)
  *   build.c            anon_plan       -> anonymized_level (new query trees)
  *   verify.c           anonymized_level: invariants, then the guard's marks
+ *   release_arguments.c  the releases' constants, checked as their building
+ *                      blocks will check them, under the ANON_* names
  *
  * Every step works on the analyzed query tree; nothing reads the statement
  * text again, so what runs is what was validated.
@@ -47,7 +49,9 @@ typedef struct validated_level
 {
 	anon_level *level;
 	List	   *calls;			/* anon_call *: every aggregate of the level */
-	Var		   *unit;			/* the privacy unit of each row of its FROM */
+	Expr	   *unit;			/* the privacy unit of each row of its FROM: a
+								 * column, or COALESCE over the sides of FULL
+								 * JOINs */
 	List	   *key_forms;		/* Expr *: each GROUP BY key as it is released */
 	struct public_partitions *public_keys;	/* GROUP BY keys of a public table
 											 * (public_partitions.c), or NULL */
@@ -100,7 +104,7 @@ typedef enum selection_kind
 typedef struct anon_plan
 {
 	Query	   *level;			/* the validated level */
-	Var		   *unit;			/* its privacy unit */
+	Expr	   *unit;			/* its privacy unit */
 	List	   *keys;			/* TargetEntry *: GROUP BY keys, in order */
 	List	   *key_forms;		/* Expr *: what the per-user level computes
 								 * for each key (released_keys.c) */
@@ -142,6 +146,14 @@ extern anonymized_level *build_anonymized_level(anon_plan *plan);
 /* ---- verify.c ---- */
 
 extern void verify_anonymized_level(anon_plan *plan, anonymized_level *built);
+
+/* ---- release_arguments.c ---- */
+
+/*
+ * The checks of each release's building block on its constant arguments
+ * (bounds, percentile, epsilon share), made now and naming the ANON_* call.
+ */
+extern void check_release_arguments(anon_plan *plan, anonymized_level *built);
 
 /* ---- refusals (validate_level.c) ---- */
 

@@ -258,9 +258,17 @@ choose_selection(anon_plan *plan)
 		}
 	}
 	if (best.status != DP_OK)
-		anon_dp_report_status(failure != DP_OK ? failure : best.status,
-							  "the partition selection of this anonymization query",
+	{
+		failure = failure != DP_OK ? failure : best.status;
+		/* name the setting the analyst can change */
+		if (failure == DP_ERR_EPSILON)
+			anon_dp_report_status(failure, "this anonymization query", "anon_dp.epsilon");
+		if (failure == DP_ERR_DELTA)
+			anon_dp_report_status(failure, "the partition selection of this anonymization query",
+								  "anon_dp.delta");
+		anon_dp_report_status(failure, "the partition selection of this anonymization query",
 							  "anon_dp.partition_selection");
+	}
 	plan->mechanism = best.mechanism;
 	plan->selecting = best.reused;
 	plan->selection = best.reused ? SELECTION_REUSED : SELECTION_SEPARATE;

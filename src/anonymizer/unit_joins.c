@@ -20,6 +20,12 @@
  *     the condition says (a CROSS JOIN b LEFT JOIN t ON a.uid = b.uid pairs
  *     every user of a with every user of b); both sides of a FULL JOIN are
  *     preserved.
+ *
+ * All private inputs of a level end in one component, so the units of one
+ * row that are not NULL are equal: the unit of a row is the unit column of an
+ * input no outer join null-extends or, when every input is null-extended by
+ * some outer join, COALESCE over the two sides of FULL JOINs (one of which
+ * is there in every row).
  */
 #include "postgres.h"
 
@@ -110,6 +116,32 @@ strip_collate(Node *operand)
 	return operand;
 }
 
+static bool coalesced_units(level_check *check, Node *expr, Bitmapset **rels);
+
+/*
+ * The private input whose unit an operand of a unit equality reads, or -1.
+ * COALESCE over units of inputs already in one component (a FULL JOIN's
+ * USING column, joined again) stands for any of them: where it is not NULL
+ * it is the unit of each of them that is there.
+ */
+static int
+unit_operand(level_check *check, Node *operand)
+{
+	Bitmapset  *rels = NULL;
+	int			first;
+	int			i;
+
+	i = private_rel_of(check, operand);
+	if (i >= 0 || !coalesced_units(check, operand, &rels) || rels == NULL)
+		return i;
+	first = bms_next_member(rels, -1);
+	i = first;
+	while ((i = bms_next_member(rels, i)) >= 0)
+		if (find_root(check->rels, i) != find_root(check->rels, first))
+			return -1;
+	return first;
+}
+
 /* The private inputs a conjunct equates (a unit equality), or false. */
 static bool
 equated_inputs(level_check *check, Node *clause, int *li, int *ri)
@@ -119,8 +151,8 @@ equated_inputs(level_check *check, Node *clause, int *li, int *ri)
 
 	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
 		return false;
-	*li = private_rel_of(check, strip_collate(linitial(((OpExpr *) clause)->args)));
-	*ri = private_rel_of(check, strip_collate(lsecond(((OpExpr *) clause)->args)));
+	*li = unit_operand(check, strip_collate(linitial(((OpExpr *) clause)->args)));
+	*ri = unit_operand(check, strip_collate(lsecond(((OpExpr *) clause)->args)));
 	if (*li < 0 || *ri < 0 || check->rels[*li].uid_type != check->rels[*ri].uid_type)
 		return false;
 	return is_unit_equality(clause, check->rels[*li].uid_type, &left, &right);
@@ -284,7 +316,10 @@ outer_joins_walker(Node *item, level_check *check)
 
 /*
  * The components of the level's private inputs (rels[i].component): first
- * what WHERE and the inner joins unite, then what the outer joins attach.
+ * what WHERE and the inner joins unite, then what the outer joins attach,
+ * then WHERE and the inner joins again: their equalities with the USING
+ * column of a FULL JOIN (COALESCE of both sides' units) count once the FULL
+ * JOIN has put both sides in one component.
  */
 void
 join_unit_components(level_check *check)
@@ -296,4 +331,125 @@ join_unit_components(level_check *check)
 	inner_joins_walker((Node *) check->query->jointree, check);
 	unite_conjuncts(check, check->query->jointree->quals);
 	outer_joins_walker((Node *) check->query->jointree, check);
+	inner_joins_walker((Node *) check->query->jointree, check);
+	unite_conjuncts(check, check->query->jointree->quals);
+}
+
+/* index into check->rels of the private input at rtindex, or -1 */
+static int
+rel_at(level_check *check, int rtindex)
+{
+	int			i;
+
+	for (i = 0; i < check->nrels; i++)
+		if (check->rels[i].rtindex == rtindex)
+			return i;
+	return -1;
+}
+
+/*
+ * The private inputs below item, one of which is there (not null-extended) in
+ * every row of item, or NULL: a private input, the preserved side of a LEFT or
+ * RIGHT JOIN, both sides of a FULL JOIN, the smaller of the sets of an inner
+ * join's items.
+ */
+static Bitmapset *
+present_rels(level_check *check, Node *item)
+{
+	if (IsA(item, RangeTblRef))
+	{
+		int			i = rel_at(check, ((RangeTblRef *) item)->rtindex);
+
+		return i >= 0 ? bms_make_singleton(i) : NULL;
+	}
+	if (IsA(item, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) item;
+		Bitmapset  *left = present_rels(check, join->larg);
+		Bitmapset  *right = present_rels(check, join->rarg);
+
+		switch (join->jointype)
+		{
+			case JOIN_LEFT:
+				return left;
+			case JOIN_RIGHT:
+				return right;
+			case JOIN_FULL:
+				return left != NULL && right != NULL ? bms_union(left, right) : NULL;
+			default:
+				if (left == NULL || (right != NULL && bms_num_members(right) < bms_num_members(left)))
+					return right;
+				return left;
+		}
+	}
+	if (IsA(item, FromExpr))
+	{
+		Bitmapset  *best = NULL;
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) item)->fromlist)
+		{
+			Bitmapset  *rels = present_rels(check, lfirst(lc));
+
+			if (rels != NULL && (best == NULL || bms_num_members(rels) < bms_num_members(best)))
+				best = rels;
+		}
+		return best;
+	}
+	return NULL;
+}
+
+Bitmapset *
+full_join_unit_rels(level_check *check)
+{
+	return present_rels(check, (Node *) check->query->jointree);
+}
+
+/*
+ * The private inputs whose unit columns expr reads under COALESCE (at any
+ * depth, through join alias columns: a FULL JOIN's USING column), or false
+ * when it reads anything else.
+ */
+static bool
+coalesced_units(level_check *check, Node *expr, Bitmapset **rels)
+{
+	int			i;
+
+	expr = strip_implicit_coercions(expr);
+	if (expr != NULL && IsA(expr, Var) && ((Var *) expr)->varlevelsup == 0 &&
+		((Var *) expr)->varno >= 1 && ((Var *) expr)->varno <= list_length(check->query->rtable))
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte = rt_fetch(var->varno, check->query->rtable);
+
+		if (rte->rtekind == RTE_JOIN && var->varattno >= 1 &&
+			var->varattno <= list_length(rte->joinaliasvars))
+			return coalesced_units(check, list_nth(rte->joinaliasvars, var->varattno - 1), rels);
+	}
+	if (expr != NULL && IsA(expr, CoalesceExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((CoalesceExpr *) expr)->args)
+			if (!coalesced_units(check, lfirst(lc), rels))
+				return false;
+		return true;
+	}
+	i = private_rel_of(check, expr);
+	if (i < 0)
+		return false;
+	*rels = bms_add_member(*rels, i);
+	return true;
+}
+
+bool
+is_level_unit(level_check *check, Node *expr)
+{
+	Bitmapset  *rels = NULL;
+
+	if (check->unit_rels == NULL)
+		return false;
+	if (unit_rel_of(check, expr) >= 0)
+		return true;
+	return coalesced_units(check, expr, &rels) && bms_is_subset(check->unit_rels, rels);
 }

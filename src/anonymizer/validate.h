@@ -22,7 +22,9 @@ typedef struct validation_context
 typedef struct private_rel
 {
 	int			rtindex;
-	AttrNumber	uid;
+	AttrNumber	uid;			/* the first of uids, for messages */
+	Bitmapset  *uids;			/* every output column carrying the unit (a
+								 * subquery may select it under two names) */
 	Oid			uid_type;
 	bool		nullable;		/* an outer join may null-extend it */
 	int			component;		/* union-find parent (index into rels) */
@@ -40,6 +42,15 @@ typedef struct level_check
 	bool		units_may_be_nullable;	/* public partitions (public_partitions.c):
 										 * every private input may be on the
 										 * nullable side of the level's join */
+	/* set by check_level_inputs when the level reads private inputs: */
+	Expr	   *unit;			/* the privacy unit of every row: the unit
+								 * column of rels[0], or COALESCE over the
+								 * two sides of FULL JOINs */
+	Bitmapset  *unit_rels;		/* the private inputs (indexes into rels)
+								 * whose units unit reads */
+	Oid			unit_type;
+	bool		unit_nullable;	/* public partitions: unit is the unit of a
+								 * private input on the nullable side */
 } level_check;
 
 /* ---- validate_inputs.c ---- */
@@ -58,7 +69,7 @@ extern void refuse_nullable_units(level_check *check) pg_attribute_noreturn();
  * view called name): false when it reads no private input, else true with
  * the output column carrying the privacy unit.
  */
-extern bool query_unit(Query *query, List *outer, const char *name, AttrNumber *uid,
+extern bool query_unit(Query *query, List *outer, const char *name, Bitmapset **uids,
 					   Oid *uid_type, validation_context *context);
 
 /* Whether a view's rows carry a privacy unit (it reads private tables). */
@@ -79,6 +90,9 @@ extern const char *input_name(Query *query, int rtindex);
 /* The privacy unit of private input i as a column of the level. */
 extern Var *privacy_unit_var(level_check *check, int i);
 
+/* Does the function in FROM only expand the rows it reads (unnest)? */
+extern bool is_row_expansion(RangeTblEntry *rte);
+
 /* ---- unit_joins.c: what counts as the same user ---- */
 
 /* The conjuncts of a condition, nested ANDs flattened at any depth. */
@@ -96,6 +110,20 @@ extern Node *strip_collate(Node *operand);
 /* Unite the private inputs of check joined on their privacy units. */
 extern void join_unit_components(level_check *check);
 
+/*
+ * The private inputs whose units, under COALESCE, give the unit of every row
+ * of the level when none of them is left out of all outer joins (the two
+ * sides of FULL JOINs), or NULL when there are none.
+ */
+extern Bitmapset *full_join_unit_rels(level_check *check);
+
+/*
+ * Is expr the privacy unit of every row of the level: the unit column of a
+ * private input never null-extended, or COALESCE over unit columns that
+ * covers check->unit_rels (a FULL JOIN's USING column is one)?
+ */
+extern bool is_level_unit(level_check *check, Node *expr);
+
 /* The component of private input i after join_unit_components. */
 extern int	unit_component(level_check *check, int i);
 
@@ -103,5 +131,8 @@ extern int	unit_component(level_check *check, int i);
 
 /* Check the expression subqueries of a level whose inputs were validated. */
 extern void check_sublinks(level_check *level, List *outer);
+
+/* Do the subqueries of expr read public tables only (or no table)? */
+extern bool reads_only_public(Node *expr);
 
 #endif							/* ANON_DP_VALIDATE_H */

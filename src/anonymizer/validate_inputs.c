@@ -23,7 +23,7 @@
 #include "catalog.h"
 #include "guard/labels.h"
 
-static bool view_unit(Oid relid, AttrNumber *uid, Oid *uid_type, validation_context *context);
+static bool view_unit(Oid relid, Bitmapset **uids, Oid *uid_type, validation_context *context);
 
 /*
  * Sampling of a private table: each row, or each block, is kept on its own
@@ -88,7 +88,7 @@ private_rel_of(level_check *check, Node *expr)
 	if (!resolve_column(check->query, expr, &rtindex, &attno))
 		return -1;
 	for (i = 0; i < check->nrels; i++)
-		if (check->rels[i].rtindex == rtindex && check->rels[i].uid == attno)
+		if (check->rels[i].rtindex == rtindex && bms_is_member(attno, check->rels[i].uids))
 			return i;
 	return -1;
 }
@@ -140,30 +140,62 @@ find_cte(level_check *check, RangeTblEntry *rte, List **cte_outer)
 }
 
 /*
+ * unnest(array) in FROM, also as ROWS FROM (unnest(a), unnest(b)) and WITH
+ * ORDINALITY, without a column definition list: each element becomes a row
+ * joined with the row it came from (a LATERAL reference to a column of
+ * another FROM item), or with every row (a constant array).  It reads no
+ * table and carries no unit of its own; the joined row belongs to the user
+ * of the row it extends.  Only the built-in unnest(anyarray): another
+ * function could read tables or return rows of several users.
+ */
+bool
+is_row_expansion(RangeTblEntry *rte)
+{
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_FUNCTION || rte->functions == NIL)
+		return false;
+	foreach(lc, rte->functions)
+	{
+		RangeTblFunction *rtfunc = (RangeTblFunction *) lfirst(lc);
+
+		if (!IsA(rtfunc->funcexpr, FuncExpr) ||
+			((FuncExpr *) rtfunc->funcexpr)->funcid != F_UNNEST_ANYARRAY ||
+			rtfunc->funccolnames != NIL)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether the FROM item rtindex of this level is private, and which of its
  * output columns is its privacy unit.  Public tables and VALUES lists are
  * not private; unlabelled tables and unsupported items are refused.
  */
 static bool
-input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
+input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type)
 {
 	RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
 	char	   *name = rte->eref->aliasname;
+	AttrNumber	uid;
 
+	if (is_row_expansion(rte))
+		return false;			/* rows of the rows it reads: no unit of its own */
 	if (rte->lateral)
 		refuse(psprintf("LATERAL \"%s\" is not supported in an anonymization query", name),
-			   "Join the tables without LATERAL.");
+			   "Join the tables without LATERAL; unnest(array column) is the one function accepted in FROM.");
 	switch (rte->rtekind)
 	{
 		case RTE_RELATION:
 			if (rte->relkind == RELKIND_VIEW)
-				return view_unit(rte->relid, uid, uid_type, check->context);
+				return view_unit(rte->relid, uids, uid_type, check->context);
 			anon_dp_check_label_tree(rte->relid);
-			*uid = anon_dp_privacy_unit_column(rte->relid);
-			if (*uid != InvalidAttrNumber)
+			uid = anon_dp_privacy_unit_column(rte->relid);
+			if (uid != InvalidAttrNumber)
 			{
 				check_private_sample(rte);
-				*uid_type = get_atttype(rte->relid, *uid);
+				*uids = bms_make_singleton(uid);
+				*uid_type = get_atttype(rte->relid, uid);
 				return true;
 			}
 			if (anon_dp_relation_is_public(rte->relid))
@@ -178,7 +210,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 			break;
 		case RTE_SUBQUERY:
 			return query_unit(rte->subquery, lcons(check->query, check->outer), name,
-							  uid, uid_type, check->context);
+							  uids, uid_type, check->context);
 		case RTE_CTE:
 			{
 				List	   *cte_outer;
@@ -190,7 +222,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 				if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
 					refuse(psprintf("WITH query \"%s\" is not a SELECT", name),
 						   "Only SELECT queries may feed an anonymization query.");
-				if (!query_unit((Query *) cte->ctequery, cte_outer, name, uid, uid_type,
+				if (!query_unit((Query *) cte->ctequery, cte_outer, name, uids, uid_type,
 								check->context))
 					return false;
 				/* defined around the anonymization level, out of reach of the row cap */
@@ -204,7 +236,7 @@ input_unit(level_check *check, int rtindex, AttrNumber *uid, Oid *uid_type)
 		case RTE_FUNCTION:
 		case RTE_TABLEFUNC:
 			refuse(psprintf("a function in FROM (\"%s\") is not supported in an anonymization query", name),
-				   "Read labelled tables, subqueries or views over them in FROM.");
+				   "Read labelled tables, subqueries or views over them in FROM; unnest(array) is the one function accepted there.");
 		default:
 			refuse(psprintf("FROM item \"%s\" is not supported in an anonymization query", name), NULL);
 	}
@@ -218,10 +250,10 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 	if (IsA(item, RangeTblRef))
 	{
 		int			rtindex = ((RangeTblRef *) item)->rtindex;
-		AttrNumber	uid;
+		Bitmapset  *uids = NULL;
 		Oid			uid_type;
 
-		if (!input_unit(check, rtindex, &uid, &uid_type))
+		if (!input_unit(check, rtindex, &uids, &uid_type))
 			return;
 		if (check->nrels == check->maxrels)
 		{
@@ -229,7 +261,8 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 			check->rels = repalloc(check->rels, sizeof(private_rel) * check->maxrels);
 		}
 		check->rels[check->nrels].rtindex = rtindex;
-		check->rels[check->nrels].uid = uid;
+		check->rels[check->nrels].uid = bms_next_member(uids, -1);
+		check->rels[check->nrels].uids = uids;
 		check->rels[check->nrels].uid_type = uid_type;
 		check->rels[check->nrels].nullable = nullable;
 		check->rels[check->nrels].component = check->nrels;
@@ -286,7 +319,75 @@ refuse_nullable_units(level_check *check)
 {
 	refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
 					input_name(check->query, check->rels[0].rtindex)),
-		   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units) or use an inner join; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).");
+		   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).");
+}
+
+/* The unit of a row of the level from the units of the private inputs in rels. */
+static Expr *
+unit_expression(level_check *check, Bitmapset *rels)
+{
+	CoalesceExpr *coalesce;
+	int			i = -1;
+
+	if (bms_membership(rels) == BMS_SINGLETON)
+		return (Expr *) privacy_unit_var(check, bms_singleton_member(rels));
+	coalesce = makeNode(CoalesceExpr);
+	while ((i = bms_next_member(rels, i)) >= 0)
+		coalesce->args = lappend(coalesce->args, privacy_unit_var(check, i));
+	coalesce->coalescetype = check->rels[0].uid_type;
+	coalesce->coalescecollid = exprCollation((Node *) linitial(coalesce->args));
+	coalesce->location = -1;
+	return (Expr *) coalesce;
+}
+
+/*
+ * The privacy unit of every row of the level: the unit column of a private
+ * input never null-extended (moved to rels[0]), or else COALESCE over the
+ * units of the two sides of FULL JOINs, of which every row has one.
+ */
+static void
+set_level_unit(level_check *check)
+{
+	int			i;
+
+	check->unit = NULL;
+	check->unit_rels = NULL;
+	check->unit_type = InvalidOid;
+	check->unit_nullable = false;
+	if (check->nrels == 0)
+		return;
+	for (i = 0; i < check->nrels; i++)
+		if (!check->rels[i].nullable)
+			break;
+	if (i == check->nrels)
+	{
+		check->unit_rels = full_join_unit_rels(check);
+		if (check->unit_rels == NULL)
+		{
+			/* public partitions: rows of the public table have no unit */
+			if (!check->units_may_be_nullable)
+				refuse_nullable_units(check);
+			check->unit_rels = bms_make_singleton(0);
+			check->unit_nullable = true;
+		}
+	}
+	else
+	{
+		if (i > 0)
+		{
+			private_rel first = check->rels[i];
+			int			j;
+
+			/* move it to the front; components hold indexes, so recompute them */
+			memmove(&check->rels[1], &check->rels[0], sizeof(private_rel) * i);
+			check->rels[0] = first;
+			for (j = 0; j < check->nrels; j++)
+				check->rels[j].component = 0;
+		}
+		check->unit_rels = bms_make_singleton(0);
+	}
+	check->unit_type = check->rels[0].uid_type;
+	check->unit = unit_expression(check, check->unit_rels);
 }
 
 /*
@@ -319,24 +420,25 @@ check_level_inputs(level_check *check)
 							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
 		}
 
-	/* the privacy unit of the level comes from a private input never null-extended */
-	for (i = 0; i < check->nrels; i++)
-		if (!check->rels[i].nullable)
-			break;
-	if (check->nrels > 0 && i == check->nrels && !check->units_may_be_nullable)
-		refuse_nullable_units(check);
-	if (i > 0 && i < check->nrels)
-	{
-		private_rel first = check->rels[i];
-		int			j;
-
-		/* move it to the front; components hold indexes, so recompute them */
-		memmove(&check->rels[1], &check->rels[0], sizeof(private_rel) * i);
-		check->rels[0] = first;
-		for (j = 0; j < check->nrels; j++)
-			check->rels[j].component = 0;
-	}
+	set_level_unit(check);
 	return check->nrels;
+}
+
+/* The unit of the level as the query would write it: v.uid, or COALESCE(v.uid, u.uid). */
+static char *
+unit_text(level_check *check)
+{
+	StringInfoData text;
+	int			i = -1;
+
+	initStringInfo(&text);
+	while ((i = bms_next_member(check->unit_rels, i)) >= 0)
+		appendStringInfo(&text, "%s%s.%s", text.len > 0 ? ", " : "",
+						 rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname,
+						 uid_column_name(check, i));
+	if (bms_membership(check->unit_rels) == BMS_MULTIPLE)
+		return psprintf("COALESCE(%s)", text.data);
+	return text.data;
 }
 
 /*
@@ -356,26 +458,29 @@ contains_anon_walker(Node *node, void *context)
 	return expression_tree_walker(node, contains_anon_walker, context);
 }
 
-/* Validate a set operation's branches; all private with the unit at one position, or all public. */
+/*
+ * Validate a set operation's branches; all private with the unit at one
+ * position at least (the positions every branch has in common), or all public.
+ */
 static bool
-setop_unit(Query *query, Node *node, List *outer, const char *name, AttrNumber *uid,
+setop_unit(Query *query, Node *node, List *outer, const char *name, Bitmapset **uids,
 		   Oid *uid_type, int *branches, int *private_branches, validation_context *context)
 {
 	if (IsA(node, RangeTblRef))
 	{
 		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, query->rtable);
-		AttrNumber	branch_uid;
+		Bitmapset  *branch_uids = NULL;
 		Oid			branch_type;
 
 		(*branches)++;
-		if (query_unit(rte->subquery, lcons(query, outer), name, &branch_uid, &branch_type,
+		if (query_unit(rte->subquery, lcons(query, outer), name, &branch_uids, &branch_type,
 					   context))
 		{
-			if (*private_branches > 0 && branch_uid != *uid)
+			if (*private_branches > 0 && !bms_overlap(branch_uids, *uids))
 				refuse(psprintf("the branches of set operation \"%s\" have the privacy unit in different columns (%d and %d)",
-								name, (int) *uid, (int) branch_uid),
+								name, bms_next_member(*uids, -1), bms_next_member(branch_uids, -1)),
 					   "Select the privacy unit in the same position in every branch of UNION / INTERSECT / EXCEPT.");
-			*uid = branch_uid;
+			*uids = *private_branches > 0 ? bms_intersect(*uids, branch_uids) : branch_uids;
 			(*private_branches)++;
 		}
 		return *private_branches > 0;
@@ -384,9 +489,9 @@ setop_unit(Query *query, Node *node, List *outer, const char *name, AttrNumber *
 	{
 		SetOperationStmt *op = (SetOperationStmt *) node;
 
-		setop_unit(query, op->larg, outer, name, uid, uid_type, branches, private_branches,
+		setop_unit(query, op->larg, outer, name, uids, uid_type, branches, private_branches,
 				   context);
-		setop_unit(query, op->rarg, outer, name, uid, uid_type, branches, private_branches,
+		setop_unit(query, op->rarg, outer, name, uids, uid_type, branches, private_branches,
 				   context);
 		return *private_branches > 0;
 	}
@@ -401,7 +506,7 @@ setop_unit(Query *query, Node *node, List *outer, const char *name, AttrNumber *
  * true with the output column that carries the privacy unit.
  */
 bool
-query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *uid_type,
+query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
 		   validation_context *context)
 {
 	level_check check = {0};
@@ -421,13 +526,14 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 		if (query->limitCount || query->limitOffset)
 			refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
 				   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
-		if (!setop_unit(query, query->setOperations, outer, name, uid, uid_type,
+		if (!setop_unit(query, query->setOperations, outer, name, uids, uid_type,
 						&branches, &private_branches, context))
 			return false;
 		if (private_branches != branches)
 			refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
 				   "Every branch of the set operation must read private tables and select their privacy unit.");
-		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList, *uid - 1))->expr);
+		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList,
+																bms_next_member(*uids, -1) - 1))->expr);
 		return true;
 	}
 
@@ -463,52 +569,52 @@ query_unit(Query *query, List *outer, const char *name, AttrNumber *uid, Oid *ui
 			SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
 			TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
 
-			if (unit_rel_of(&check, (Node *) tle->expr) >= 0)
+			if (is_level_unit(&check, (Node *) tle->expr))
 				grouped_by_uid = true;
 		}
 		if (!grouped_by_uid)
 			refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
-				   psprintf("Add %s.%s to the GROUP BY clause and the select list of \"%s\".",
-							rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
-							uid_column_name(&check, 0), name));
+				   psprintf("Add %s to the GROUP BY clause and the select list of \"%s\".",
+							unit_text(&check), name));
 	}
 
+	*uids = NULL;
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
 
-		if (!tle->resjunk && unit_rel_of(&check, (Node *) tle->expr) >= 0)
+		/* every name it is selected under (SELECT uid AS a, uid AS b) */
+		if (!tle->resjunk && is_level_unit(&check, (Node *) tle->expr))
 		{
-			*uid = tle->resno;
+			*uids = bms_add_member(*uids, tle->resno);
 			*uid_type = exprType((Node *) tle->expr);
-			return true;
 		}
 	}
+	if (*uids != NULL)
+		return true;
 	refuse(psprintf("\"%s\" does not select the privacy unit", name),
-		   psprintf("Add %s.%s to the select list of \"%s\".",
-					rt_fetch(check.rels[0].rtindex, query->rtable)->eref->aliasname,
-					uid_column_name(&check, 0), name));
+		   psprintf("Add %s to the select list of \"%s\".", unit_text(&check), name));
 }
 
 /* A view is validated through the query it stores (views are self-contained). */
 static bool
-view_unit(Oid relid, AttrNumber *uid, Oid *uid_type, validation_context *context)
+view_unit(Oid relid, Bitmapset **uids, Oid *uid_type, validation_context *context)
 {
 	Relation	view = relation_open(relid, AccessShareLock);
 	Query	   *view_query = copyObject(get_view_query(view));
 
 	relation_close(view, AccessShareLock);
-	return query_unit(view_query, NIL, get_rel_name(relid), uid, uid_type, context);
+	return query_unit(view_query, NIL, get_rel_name(relid), uids, uid_type, context);
 }
 
 bool
 view_has_privacy_unit(Oid viewid)
 {
 	validation_context context = {NIL, NIL};
-	AttrNumber	uid;
+	Bitmapset  *uids = NULL;
 	Oid			uid_type;
 
-	return view_unit(viewid, &uid, &uid_type, &context);
+	return view_unit(viewid, &uids, &uid_type, &context);
 }
 
 Var *

@@ -17,6 +17,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
 #include "anonymizer/pipeline.h"
@@ -98,6 +99,81 @@ check_level_with_queries(Query *query)
 	}
 }
 
+/* GROUPING(...) of this level (sublevels counts the query levels below it) */
+static bool
+grouping_func_walker(Node *node, int *sublevels)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, GroupingFunc))
+		return ((GroupingFunc *) node)->agglevelsup == (Index) *sublevels;
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		(*sublevels)++;
+		found = query_tree_walker((Query *) node, grouping_func_walker, sublevels, 0);
+		(*sublevels)--;
+		return found;
+	}
+	return expression_tree_walker(node, grouping_func_walker, sublevels);
+}
+
+static bool
+has_grouping_func(Query *query)
+{
+	int			sublevels = 0;
+
+	return grouping_func_walker((Node *) query->targetList, &sublevels) ||
+		grouping_func_walker(query->havingQual, &sublevels);
+}
+
+/* a subquery outside the GROUP BY keys in keys (an expression equal to a key is one) */
+static bool
+sublink_outside_keys_walker(Node *node, List *keys)
+{
+	if (node == NULL)
+		return false;
+	if (list_member(keys, node))
+		return false;
+	if (IsA(node, SubLink))
+		return true;
+	return expression_tree_walker(node, sublink_outside_keys_walker, (void *) keys);
+}
+
+/*
+ * Subqueries at the level: a GROUP BY key may use subqueries over public
+ * data (GROUP BY (SELECT 1), a lookup in a public table): the key is then an
+ * expression of the row, computed per user.  Elsewhere in the select list,
+ * HAVING and ORDER BY, and in ANON_* arguments, a subquery is refused; WHERE
+ * is checked with the inputs (validate_sublinks.c).
+ */
+static void
+check_level_subqueries(Query *query)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, query->groupClause)
+	{
+		Node	   *key = (Node *) get_sortgroupclause_tle((SortGroupClause *) lfirst(lc),
+														   query->targetList)->expr;
+
+		n++;
+		if (!checkExprHasSubLink(key))
+			continue;
+		if (!reads_only_public(key))
+			refuse(psprintf("a subquery in GROUP BY key %d reads private data", n),
+				   "A GROUP BY key may use subqueries over public tables only; join the private input in FROM and group by its column.");
+		keys = lappend(keys, key);
+	}
+	if (sublink_outside_keys_walker((Node *) query->targetList, keys) ||
+		sublink_outside_keys_walker(query->havingQual, keys))
+		refuse("subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported",
+			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
+}
+
 /* clauses of the level that have no meaning over released partitions */
 static void
 check_level_clauses(Query *query)
@@ -107,6 +183,9 @@ check_level_clauses(Query *query)
 	if (query->groupingSets)
 		refuse("GROUPING SETS, ROLLUP and CUBE are not supported",
 			   "Run one anonymization query per grouping.");
+	if (has_grouping_func(query))
+		refuse("GROUPING() is not supported",
+			   "Without GROUPING SETS, ROLLUP or CUBE every key is grouped in every released row and GROUPING(...) is 0: write 0, or run one anonymization query per grouping.");
 	if (query->distinctClause)
 		refuse("DISTINCT is not supported at the level of ANON_* aggregates",
 			   "Remove DISTINCT; each released row is already one partition.");
@@ -116,10 +195,8 @@ check_level_clauses(Query *query)
 		refuse("window definitions are not allowed in an anonymization query", NULL);
 	if (query->hasTargetSRFs)
 		refuse("set-returning functions are not allowed in an anonymization query", NULL);
-	if (query->hasSubLinks &&
-		(checkExprHasSubLink((Node *) query->targetList) || checkExprHasSubLink(query->havingQual)))
-		refuse("subqueries in the select list, GROUP BY, HAVING or ORDER BY of an anonymization query are not supported",
-			   "Compute them in an outer query over the anonymized result, or move the condition to WHERE.");
+	if (query->hasSubLinks)
+		check_level_subqueries(query);
 	if (query->rowMarks)
 		refuse("FOR UPDATE / FOR SHARE is not allowed in an anonymization query", NULL);
 	if (query->setOperations)
@@ -169,6 +246,30 @@ check_grouped_columns(Query *query)
 	ungrouped_column_walker(query->havingQual, query);
 }
 
+/*
+ * A call that lacks arguments (ANON_SUM(x)): its signature is declared only
+ * so that this error, with the full form, replaces PostgreSQL's "function
+ * does not exist".
+ */
+static void
+refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
+{
+	const anon_usage *usage = anon_kind_usage(kind->display);
+	StringInfoData types;
+	ListCell   *lc;
+
+	initStringInfo(&types);
+	foreach(lc, aggref->aggargtypes)
+		appendStringInfo(&types, "%s%s", types.len > 0 ? ", " : "",
+						 format_type_be(lfirst_oid(lc)));
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_FUNCTION),
+			 errmsg("anonymization query: %s(%s) is missing arguments", kind->display, types.data),
+			 errdetail("%s needs %s: constants of the query, chosen without looking at the data. Each user's value is clamped into [lower, upper], and the width of the bounds sets how much noise hides one user.",
+					   kind->display, usage ? usage->needs : "more arguments"),
+			 errhint("Write %s.", usage ? usage->usage : kind->display)));
+}
+
 /* One ANON_* call: its kind, and constant arguments after the value. */
 static anon_call *
 check_call(Aggref *aggref)
@@ -186,6 +287,8 @@ check_call(Aggref *aggref)
 						get_func_name(aggref->aggfnoid)),
 				 errdetail("An aggregate that is not anonymized would release exact values computed from private rows."),
 				 errhint("Use the ANON_* counterpart, for example ANON_COUNT(*) or ANON_SUM(col, lower, upper).")));
+	if (call->kind->partial == NULL)
+		refuse_incomplete_call(aggref, call->kind);
 	if (aggref->aggdistinct)
 	{
 		if (anon_dp_kind_of_call(aggref) == NULL)
@@ -213,7 +316,7 @@ static void
 check_level_from(anon_level *level, validated_level *valid)
 {
 	validation_context context = {level->outer, NIL};
-	level_check check;
+	level_check check = {0};
 
 	public_partitions *form = public_partition_candidate(level->query);
 
@@ -227,12 +330,12 @@ check_level_from(anon_level *level, validated_level *valid)
 	if (form != NULL && !public_partition_confirm(form, &check))
 	{
 		form = NULL;
-		if (check.rels[0].nullable)
+		if (check.unit_nullable)
 			refuse_nullable_units(&check);
 	}
 	valid->public_keys = form;
 	check_sublinks(&check, level->outer);
-	valid->unit = privacy_unit_var(&check, 0);
+	valid->unit = check.unit;
 	valid->outer_private_ctes = context.outer_private_ctes;
 }
 

@@ -63,6 +63,12 @@ reads_non_public_walker(Node *node, void *context)
 	return expression_tree_walker(node, reads_non_public_walker, context);
 }
 
+bool
+reads_only_public(Node *expr)
+{
+	return !reads_non_public_walker(expr, NULL);
+}
+
 /* The first table or WITH query a subquery reads that is not a public table. */
 static const char *
 first_private_name(Query *query)
@@ -114,17 +120,14 @@ correlated_on_unit(Query *sub, sublink_check *context)
 			Node	   *left;
 			Node	   *right;
 			Var		   *lowered;
-			int			i;
-			int			o;
 
 			if (!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1)
 				continue;
-			i = unit_rel_of(&check, args[side]);
 			lowered = (Var *) copyObject(outer);
 			lowered->varlevelsup = 0;
-			o = unit_rel_of(context->level, (Node *) lowered);
-			if (i >= 0 && o >= 0 && check.rels[i].uid_type == context->level->rels[o].uid_type &&
-				is_unit_equality(lfirst(lc), check.rels[i].uid_type, &left, &right))
+			if (is_level_unit(&check, args[side]) && is_level_unit(context->level, (Node *) lowered) &&
+				check.unit_type == context->level->unit_type &&
+				is_unit_equality(lfirst(lc), check.unit_type, &left, &right))
 			{
 				/* its own expression subqueries follow the same rule */
 				check_sublinks(&check, check.outer);
@@ -170,9 +173,8 @@ check_sublinks(level_check *level, List *outer)
 					  QTW_IGNORE_RANGE_TABLE | QTW_IGNORE_CTE_SUBQUERIES);
 
 	/*
-	 * Expressions that live in the range table: VALUES lists and TABLESAMPLE
-	 * arguments are evaluated once for all users, so they may read public
-	 * tables only.
+	 * Expressions that live in the range table: VALUES lists, the arrays of
+	 * unnest in FROM and TABLESAMPLE arguments may read public tables only.
 	 */
 	{
 		sublink_check public_only = {NULL, outer};
@@ -184,6 +186,8 @@ check_sublinks(level_check *level, List *outer)
 
 			if (rte->rtekind == RTE_VALUES)
 				sublink_walker((Node *) rte->values_lists, &public_only);
+			else if (rte->rtekind == RTE_FUNCTION)
+				sublink_walker((Node *) rte->functions, &public_only);
 			else if (rte->rtekind == RTE_RELATION && rte->tablesample)
 				sublink_walker((Node *) rte->tablesample, &public_only);
 		}

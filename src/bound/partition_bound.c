@@ -55,6 +55,7 @@
 #include "common/int.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -75,6 +76,8 @@
 #define BOUND_MAX_KEEP ANON_DP_MAX_CONTRIBUTIONS	/* anon_dp.max_groups_contributed's maximum */
 #define BOUND_MAX_COLUMNS 1000
 #define BOUND_FIRST_VALUE_ARG 5 /* state, secret, keep, spec, uid */
+/* loops over the pairs of a state check for cancel every this many pairs */
+#define BOUND_INTERRUPT_EVERY 1024
 
 typedef struct bound_column
 {
@@ -105,10 +108,6 @@ typedef struct bound_layout
 	bool		has_secret;
 	uint8		secret[DP_PRF_KEY_BYTES];
 	uint64		seed;			/* of the types' hash functions */
-	/* where new states are carved from (see bound_state) */
-	MemoryContext arena_context;
-	char	   *arena_next;
-	Size		arena_left;
 } bound_layout;
 
 /* one column of one kept pair (24 bytes) */
@@ -125,17 +124,18 @@ typedef struct bound_cell
 } bound_cell;
 
 /*
- * The state of one user.  Hash aggregation holds one per user, so it is
- * kept small: states are carved from 32 kB blocks of the aggregation's
- * memory context (no per-state chunk header or power-of-two rounding), and
- * one piece holds the header, the keys and cell pointers of the first
+ * The state of one user.  Hash aggregation holds one per user and finds it
+ * through its hash table entry at every row of the user, so it is one
+ * allocation made right after the entry (in the same memory context, so
+ * usually next to it: one cache miss fewer per row than a state elsewhere),
+ * holding the header, the keys and cell pointers of the first
  * BOUND_INLINE_PAIRS pairs and their cells: 128 bytes for C_u = 1 and three
- * columns.  More pairs get separate allocations.  While a state is not full
- * no pair has been evicted, so the inline cell blocks in use are the first
- * min(count, inline pairs).
+ * columns, with the count and the smallest key in its first cache line.
+ * More pairs get separate allocations.  While a state is not full no pair has
+ * been evicted, so the inline cell blocks in use are the first min(count,
+ * inline pairs).
  */
 #define BOUND_INLINE_PAIRS 4
-#define BOUND_ARENA_BLOCK (32 * 1024)
 
 typedef struct bound_state
 {
@@ -443,62 +443,20 @@ inline_pairs(bound_layout *layout)
 	return (int) Min(layout->keep, BOUND_INLINE_PAIRS);
 }
 
-/* the arena's memory context was reset or deleted: its blocks are gone */
-static void
-arena_forget(void *arg)
-{
-	bound_layout *layout = (bound_layout *) arg;
-
-	layout->arena_context = NULL;
-	layout->arena_next = NULL;
-	layout->arena_left = 0;
-}
-
-/* zeroed memory for a state, carved from a block of context */
-static void *
-arena_alloc(bound_layout *layout, MemoryContext context, Size size)
-{
-	char	   *p;
-
-	size = MAXALIGN(size);
-	if (size > BOUND_ARENA_BLOCK / 4)
-		return MemoryContextAllocZero(context, size);
-	if (layout->arena_context != context || layout->arena_left < size)
-	{
-		if (layout->arena_context != context)
-		{
-			MemoryContextCallback *cb = MemoryContextAlloc(context, sizeof(MemoryContextCallback));
-
-			cb->func = arena_forget;
-			cb->arg = layout;
-			MemoryContextRegisterResetCallback(context, cb);
-			layout->arena_context = context;
-		}
-		layout->arena_next = MemoryContextAlloc(context, BOUND_ARENA_BLOCK);
-		layout->arena_left = BOUND_ARENA_BLOCK;
-	}
-	p = layout->arena_next;
-	layout->arena_next += size;
-	layout->arena_left -= size;
-	memset(p, 0, size);
-	return p;
-}
-
 static Size
 cells_size(bound_layout *layout)
 {
 	return sizeof(bound_cell) * Max(layout->ncolumns, 1);
 }
 
-/* a new empty state; from the arena for states that live as long as the aggregation */
+/* a new empty state in context */
 static bound_state *
-state_create(bound_layout *layout, MemoryContext context, bool arena)
+state_create(bound_layout *layout, MemoryContext context)
 {
 	int			n = inline_pairs(layout);
 	Size		size = MAXALIGN(sizeof(bound_state)) +
 		n * (sizeof(uint64) + sizeof(bound_cell *) + cells_size(layout));
-	bound_state *state = arena ? arena_alloc(layout, context, size) :
-		MemoryContextAllocZero(context, size);
+	bound_state *state = MemoryContextAllocZero(context, size);
 	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
 
 	state->layout = layout;
@@ -879,7 +837,7 @@ user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
 	if (!PG_ARGISNULL(0))
 		return (bound_state *) PG_GETARG_POINTER(0);
 	layout_take_secret(fcinfo, layout);
-	state = state_create(layout, context, true);
+	state = state_create(layout, context);
 	state->uid_hash = DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
 													   PG_GETARG_DATUM(4),
 													   UInt64GetDatum(layout->seed)));
@@ -1026,58 +984,156 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 
 /* ---- combine ---- */
 
+/* a copy of another state's pair, in context: its GROUP BY values and partials */
+static bound_cell *
+copy_pair(bound_layout *layout, bound_cell *theirs, MemoryContext context)
+{
+	bound_cell *ours = MemoryContextAllocZero(context, cells_size(layout));
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		bound_column *col = &layout->columns[i];
+
+		if (col->kind == BOUND_SPEC_GROUP && theirs[i].present)
+		{
+			MemoryContext old = MemoryContextSwitchTo(context);
+
+			ours[i].present = true;
+			ours[i].v.datum = datumCopy(theirs[i].v.datum, col->typbyval, col->typlen);
+			MemoryContextSwitchTo(old);
+		}
+		merge_cell(col, &ours[i], &theirs[i], context);
+	}
+	return ours;
+}
+
+/*
+ * The pair among the first n merged ones with this key and the GROUP BY
+ * values of theirs, or NULL (pairs of one key are adjacent, at the end).
+ */
+static bound_cell *
+merged_pair(bound_layout *layout, const uint64 *keys, bound_cell **cells, int64 n,
+			uint64 key, bound_cell *theirs)
+{
+	Datum		values[BOUND_MAX_COLUMNS];
+	bool		nulls[BOUND_MAX_COLUMNS];
+	int64		p;
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		nulls[i] = !theirs[i].present;
+		values[i] = theirs[i].v.datum;
+	}
+	for (p = n - 1; p >= 0 && keys[p] == key; p--)
+		if (groups_equal(layout, cells[p], values, nulls))
+			return cells[p];
+	return NULL;
+}
+
+/* replace the pairs of state by the n pairs of keys and cells */
+static void
+state_set_pairs(bound_state *state, uint64 *keys, bound_cell **cells, int64 n,
+				MemoryContext context)
+{
+	if (n > state->allocated)
+	{
+		int32		size = (int32) Min(Max(n, (int64) state->allocated * 2), state->layout->keep);
+
+		if (state->allocated == inline_pairs(state->layout))
+		{
+			/* the inline arrays stay where they are; the inline cells stay in use */
+			state->keys = MemoryContextAlloc(context, sizeof(uint64) * size);
+			state->cells = MemoryContextAlloc(context, sizeof(bound_cell *) * size);
+		}
+		else
+		{
+			state->keys = repalloc(state->keys, sizeof(uint64) * size);
+			state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
+		}
+		state->allocated = size;
+	}
+	memcpy(state->keys, keys, sizeof(uint64) * n);
+	memcpy(state->cells, cells, sizeof(bound_cell *) * n);
+	state->count = (int32) n;
+}
+
+/* release a pair of state that is no longer held (its cells too, unless inline) */
+static void
+pair_drop(bound_state *state, bound_cell *cells)
+{
+	char	   *pool = (char *) state + MAXALIGN(sizeof(bound_state));
+	Size		inline_size = inline_pairs(state->layout) *
+		(sizeof(uint64) + sizeof(bound_cell *) + cells_size(state->layout));
+
+	cells_release(state->layout, cells);
+	if ((char *) cells < pool || (char *) cells >= pool + inline_size)
+		pfree(cells);
+}
+
+/*
+ * Merge the pairs of from into into: one pass over both key-ordered lists,
+ * keeping the C_u smallest keys.  A pair both hold (same key and GROUP BY
+ * values) adds up its partials; among equal keys into's pairs come first,
+ * as if from's rows had come after into's.  Pairs of into beyond C_u are
+ * released; pairs of from are copied into context.  Linear in the pairs
+ * (inserting one by one would move the held pairs at each insertion).
+ */
 static void
 state_merge(bound_state *into, bound_state *from, MemoryContext context)
 {
 	bound_layout *layout = into->layout;
-	int64		p;
-	int			i;
+	int64		limit = Min(layout->keep, (int64) into->count + from->count);
+	uint64	   *keys = palloc(sizeof(uint64) * Max(limit, 1));
+	bound_cell **cells = palloc(sizeof(bound_cell *) * Max(limit, 1));
+	int64		n = 0;
+	int64		i = 0;
+	int64		j = 0;
+	int64		steps = 0;
 
-	for (p = 0; p < from->count; p++)
+	while (i < into->count || j < from->count)
 	{
-		uint64		key = from->keys[p];
-		bound_cell *theirs = from->cells[p];
-		bound_cell *ours = NULL;
-		Datum		values[BOUND_MAX_COLUMNS];
-		bool		nulls[BOUND_MAX_COLUMNS];
-		int64		pos;
+		uint64		key;
+		int64		i_end = i;
 
-		if (into->count == layout->keep && key > into->keys[into->count - 1])
-			break;				/* their remaining keys are larger still */
-		for (i = 0; i < layout->ncolumns; i++)
+		if (++steps % BOUND_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		key = j >= from->count || (i < into->count && into->keys[i] <= from->keys[j]) ?
+			into->keys[i] : from->keys[j];
+		/* into's pairs with this key, then from's, merged into them when held */
+		while (i_end < into->count && into->keys[i_end] == key)
+			i_end++;
+		for (; i < i_end; i++)
 		{
-			nulls[i] = !theirs[i].present;
-			values[i] = theirs[i].v.datum;
-		}
-		pos = state_lower_bound(into, key);
-		for (; pos < into->count && into->keys[pos] == key; pos++)
-			if (groups_equal(layout, into->cells[pos], values, nulls))
+			if (n < layout->keep)
 			{
-				ours = into->cells[pos];
-				break;
+				keys[n] = key;
+				cells[n++] = into->cells[i];
 			}
-		if (ours == NULL)
+			else
+				pair_drop(into, into->cells[i]);
+		}
+		for (; j < from->count && from->keys[j] == key; j++)
 		{
-			ours = state_insert(into, pos, key, context);
-			if (ours == NULL)
-				continue;
-			for (i = 0; i < layout->ncolumns; i++)
+			bound_cell *ours = merged_pair(layout, keys, cells, n, key, from->cells[j]);
+			int			c;
+
+			if (ours != NULL)
 			{
-				bound_column *col = &layout->columns[i];
-
-				if (col->kind == BOUND_SPEC_GROUP && theirs[i].present)
-				{
-					MemoryContext old = MemoryContextSwitchTo(context);
-
-					ours[i].present = true;
-					ours[i].v.datum = datumCopy(theirs[i].v.datum, col->typbyval, col->typlen);
-					MemoryContextSwitchTo(old);
-				}
+				for (c = 0; c < layout->ncolumns; c++)
+					merge_cell(&layout->columns[c], &ours[c], &from->cells[j][c], context);
+			}
+			else if (n < layout->keep)
+			{
+				keys[n] = key;
+				cells[n++] = copy_pair(layout, from->cells[j], context);
 			}
 		}
-		for (i = 0; i < layout->ncolumns; i++)
-			merge_cell(&layout->columns[i], &ours[i], &theirs[i], context);
 	}
+	state_set_pairs(into, keys, cells, n, context);
+	pfree(keys);
+	pfree(cells);
 }
 
 PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_combine);
@@ -1100,7 +1156,7 @@ anon_dp_bound_partitions_combine(PG_FUNCTION_ARGS)
 	}
 	from = (bound_state *) PG_GETARG_POINTER(1);
 	if (PG_ARGISNULL(0))
-		into = state_create(from->layout, context, true);
+		into = state_create(from->layout, context);
 	else
 		into = (bound_state *) PG_GETARG_POINTER(0);
 	state_merge(into, from, context);
@@ -1158,6 +1214,8 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 	{
 		bound_cell *cells = state->cells[p];
 
+		if ((p + 1) % BOUND_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
 		pq_sendint64(&buf, (int64) state->keys[p]);
 		for (i = 0; i < layout->ncolumns; i++)
 		{
@@ -1241,9 +1299,9 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
  * the layout must already have been read from buf.
  */
 static bound_state *
-state_read(bound_layout *layout, StringInfo buf, bool arena)
+state_read(bound_layout *layout, StringInfo buf)
 {
-	bound_state *state = state_create(layout, CurrentMemoryContext, arena);
+	bound_state *state = state_create(layout, CurrentMemoryContext);
 	int			count = blob_int32(buf);
 	int			p;
 	int			i;
@@ -1257,6 +1315,8 @@ state_read(bound_layout *layout, StringInfo buf, bool arena)
 		uint64		key = (uint64) blob_int64(buf);
 		bound_cell *cells;
 
+		if ((p + 1) % BOUND_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (p > 0 && key < state->keys[p - 1])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -1312,21 +1372,23 @@ Datum
 anon_dp_bound_partitions_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *blob = PG_GETARG_BYTEA_PP(0);
-	MemoryContext context;
-	MemoryContext old;
 	StringInfoData buf;
 	bound_layout *layout;
 	bound_state *state;
 
-	if (!AggCheckCallContext(fcinfo, &context))
+	if (!AggCheckCallContext(fcinfo, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_bound_partitions_deserialize called in a non-aggregate context")));
+	/*
+	 * The state is read into the current (per-input-row) memory context, not
+	 * the aggregation's: the combine function copies what it keeps into the
+	 * aggregation's context, and a state left there would stay for the whole
+	 * aggregation, uncounted by hash aggregation's memory limit.
+	 */
 	read_buffer(&buf, blob);
 	layout = layout_from_blob(fcinfo, &buf);
-	old = MemoryContextSwitchTo(context);
-	state = state_read(layout, &buf, true);
-	MemoryContextSwitchTo(old);
+	state = state_read(layout, &buf);
 	PG_RETURN_POINTER(state);
 }
 
@@ -1373,7 +1435,7 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("anon_dp_bounded_column: column %d has type %s, not %s", column,
 						format_type_be(col->type), format_type_be(hint))));
-	state = state_read(layout, &buf, false);
+	state = state_read(layout, &buf);
 
 	values = palloc(sizeof(Datum) * Max(state->count, 1));
 	nulls = palloc(sizeof(bool) * Max(state->count, 1));

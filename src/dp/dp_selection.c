@@ -95,8 +95,32 @@ make_truncated(dp_selection *sel)
 		if (k < s)
 			k = s;
 	}
-	while (truncated_delta(t, s, k) > target)
-		k += ceill(k * 0x1p-36L) + 1.0L;
+	if (truncated_delta(t, s, k) > target)
+	{
+		/* the estimate fell short: truncated_delta decreases in K, so bracket and bisect */
+		long double low = k;
+		long double step = ceill(t) + 1.0L;
+		long double high = k + step;
+
+		while (truncated_delta(t, s, high) > target)
+		{
+			low = high;
+			step *= 2.0L;
+			high = k + step;
+			if (!(high < 0x1p61L))
+				return DP_ERR_NOISE_SCALE;
+		}
+		while (high - low > 1.0L)
+		{
+			long double middle = floorl((low + high) / 2.0L);
+
+			if (truncated_delta(t, s, middle) > target)
+				low = middle;
+			else
+				high = middle;
+		}
+		k = high;
+	}
 	if (!(k < 0x1p61L))
 		return DP_ERR_NOISE_SCALE;
 	sel->count_plan.truncation = (uint64_t) k;
@@ -130,8 +154,18 @@ make_gaussian(dp_selection *sel)
 	 * the smallest z with P(X >= (z - 1) / sigma) <= q, checked directly.
 	 */
 	z = 1.0L + ceill(sigma * dp_normal_tail_inverse((long double) q * (1.0L - MARGIN)));
-	while (dp_normal_tail((z - 1.0L) / sigma) > (long double) q * (1.0L - 0x1p-30L))
-		z += 1.0L;
+	{
+		/* if the estimate fell short, step up with growing steps (a larger z is safe) */
+		long double step = 1.0L;
+
+		while (dp_normal_tail((z - 1.0L) / sigma) > (long double) q * (1.0L - 0x1p-30L))
+		{
+			z += step;
+			step *= 2.0L;
+			if (!(z < 0x1p61L))
+				return DP_ERR_NOISE_SCALE;
+		}
+	}
 	sel->tau_units = sel->units_one + (dp_i128) z;
 	return DP_OK;
 }

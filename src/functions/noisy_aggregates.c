@@ -25,6 +25,7 @@
 #include "fmgr.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -36,6 +37,7 @@
 #include "dp/dp_params.h"
 #include "dp_errors.h"
 #include "functions/aggregate_args.h"
+#include "functions/noisy_aggregates.h"
 #include "settings.h"
 
 /* ---- sum and count ---- */
@@ -54,9 +56,8 @@ typedef enum sum_kind
  * dp_gaussian_count and dp_gaussian_sum, one argument more.
  */
 static dp_sum *
-sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+sum_from_arguments(List *args, sum_kind kind, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	int			epsilon_argno = kind == SUM_COUNT ? 2 : 3;
 	bool		gaussian = list_length(args) == epsilon_argno + 3;
 	dp_sum	   *s = palloc0(sizeof(dp_sum));
@@ -86,6 +87,12 @@ sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
 	if (gaussian)
 		check_init(dp_sum_use_gaussian(s, gauss.delta, gauss.max_groups), function);
 	return s;
+}
+
+static dp_sum *
+sum_new(FunctionCallInfo fcinfo, sum_kind kind, const char *function)
+{
+	return sum_from_arguments(call_arguments(fcinfo, function), kind, function);
 }
 
 static dp_sum *
@@ -288,9 +295,8 @@ typedef enum moment_kind
 } moment_kind;
 
 static void *
-moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+moment_from_arguments(List *args, moment_kind kind, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	double		lower = double_argument(args, 1, function, "lower bound");
 	double		upper = double_argument(args, 2, function, "upper bound");
 	common_params common = read_common(args, 3, function);
@@ -311,6 +317,12 @@ moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
 				   function);
 		return v;
 	}
+}
+
+static void *
+moment_new(FunctionCallInfo fcinfo, moment_kind kind, const char *function)
+{
+	return moment_from_arguments(call_arguments(fcinfo, function), kind, function);
 }
 
 static void *
@@ -397,9 +409,8 @@ typedef struct quantile_state
 } quantile_state;
 
 static quantile_state *
-quantile_new(FunctionCallInfo fcinfo, const char *function)
+quantile_from_arguments(List *args, const char *function)
 {
-	List	   *args = call_arguments(fcinfo, function);
 	double		percentile = double_argument(args, 1, function, "percentile");
 	double		lower = double_argument(args, 2, function, "lower bound");
 	double		upper = double_argument(args, 3, function, "upper bound");
@@ -411,6 +422,12 @@ quantile_new(FunctionCallInfo fcinfo, const char *function)
 								common.contributions), function);
 	q->percentile = percentile;
 	return q;
+}
+
+static quantile_state *
+quantile_new(FunctionCallInfo fcinfo, const char *function)
+{
+	return quantile_from_arguments(call_arguments(fcinfo, function), function);
 }
 
 PG_FUNCTION_INFO_V1(dp_ntile_transfn);
@@ -589,6 +606,76 @@ dp_ntile_final(PG_FUNCTION_ARGS)
 		: (quantile_state *) PG_GETARG_POINTER(0);
 
 	PG_RETURN_FLOAT8(dp_quantile_release(dp_rng_secure(), &q->tree, q->percentile));
+}
+
+/* ---- the checks of a call, before it runs ---- */
+
+/* the selection blocks: (value, [lower, upper,] epsilon, delta, max_groups, mechanism) */
+static void
+check_selection_arguments(List *args, int epsilon_argno, const char *function)
+{
+	selection_params p = read_selection(args, epsilon_argno, true, function);
+	dp_selection sel;
+
+	check_init(dp_selection_make(p.mechanism, p.epsilon, p.delta, p.max_groups, true, &sel),
+			   function);
+}
+
+/*
+ * The checks a building block's final function makes on the constant
+ * arguments of its call (args: its TargetEntry list, folded as the planner
+ * folds it), with errors that name function.  The anonymizer runs them on
+ * every release of a rewritten query (src/anonymizer/release_arguments.c),
+ * so that a bad bound is refused when the query is analysed, under the name
+ * of the ANON_* aggregate the analyst wrote.  block is the name of the
+ * aggregate the rewrite emitted (Laplace, Gaussian or selecting variant).
+ */
+void
+anon_dp_check_block_arguments(const char *block, List *args, const char *function)
+{
+	if (strcmp(block, "dp_count") == 0 || strcmp(block, "dp_gaussian_count") == 0)
+		(void) sum_from_arguments(args, SUM_COUNT, function);
+	else if (strcmp(block, "dp_sum_bigint") == 0 || strcmp(block, "dp_gaussian_sum_bigint") == 0)
+		(void) sum_from_arguments(args, SUM_INTEGER, function);
+	else if (strcmp(block, "dp_sum") == 0 || strcmp(block, "dp_gaussian_sum") == 0)
+	{
+		bool		integer = list_length(args) > 1 &&
+			exprType((Node *) ((TargetEntry *) lsecond(args))->expr) == INT8OID;
+
+		(void) sum_from_arguments(args, integer ? SUM_INTEGER : SUM_FLOAT, function);
+	}
+	else if (strcmp(block, "dp_avg") == 0)
+		(void) moment_from_arguments(args, MOMENT_MEAN, function);
+	else if (strcmp(block, "dp_var") == 0 || strcmp(block, "dp_stddev") == 0)
+		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
+	else if (strcmp(block, "dp_ntile") == 0 || strcmp(block, "dp_ntile_rows") == 0)
+		(void) quantile_from_arguments(args, function);
+	else if (strcmp(block, "dp_count_select") == 0)
+		check_selection_arguments(args, 1, function);
+	else if (strcmp(block, "dp_avg_select") == 0)
+	{
+		dp_mean		mean;
+
+		check_init(dp_mean_init(&mean, double_argument(args, 1, function, "lower bound"),
+								double_argument(args, 2, function, "upper bound"),
+								read_selection(args, 3, true, function).epsilon, 1), function);
+		check_selection_arguments(args, 3, function);
+	}
+	else if (strcmp(block, "dp_count_distinct") == 0)
+	{
+		int64		k = int64_argument(args, 1, function, "k");
+
+		if (k < 1 || k > ANON_DP_MAX_CONTRIBUTIONS)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid number of distinct values for %s: must be between 1 and %d",
+							function, ANON_DP_MAX_CONTRIBUTIONS),
+					 errhint("The second argument of %s(DISTINCT value, k) is the number of distinct values one privacy unit may contribute to a partition.",
+							 function)));
+		(void) read_common(args, 2, function);
+	}
+	else
+		elog(ERROR, "anon_dp: no argument checks for building block %s", block);
 }
 
 /* ---- partition selection: (epsilon, delta, max_groups_contributed) ---- */

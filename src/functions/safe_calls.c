@@ -3,12 +3,14 @@
  *
  * In the anonymization queries of an anonymized session, the planner hook
  * (src/guard/safe_evaluation.c) replaces each built-in call that may see
- * private values, f(a, b), by
+ * private values, f(a, b) of result type r, by
  *
- *     anon_dp_safe_call_<volatility>('f'::regproc, a, b)
+ *     anon_dp_safe_call_<volatility>('f(...)'::regprocedure, NULL::r, a, b)
  *
- * and each I/O cast a::t by anon_dp_safe_io_<volatility>(a) with result type
- * t.  They call the function or cast as the executor would, and return NULL
+ * and each I/O cast a::t by anon_dp_safe_io_<volatility>(NULL::t, a).  The
+ * NULL is a witness of the result type, on which the wrappers' result is
+ * polymorphic: printed as SQL, a call means the same on another server
+ * (postgres_fdw ships them to shards, doc/scale-out.md).  They call the function or cast as the executor would, and return NULL
  * instead of raising a data exception (SQLSTATE class 22: invalid input,
  * overflow, division by zero, out of range), as BigQuery's SAFE. prefix does:
  * no single row can abort the query with an error that describes it.  Any
@@ -26,12 +28,24 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_coerce.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/resowner.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+
+/* the arguments before the target's own: the target and the result witness */
+#define SAFE_CALL_LEADING_ARGS 2
 
 /* the call being made safe, set up at the first row */
 typedef struct safe_call
@@ -72,9 +86,68 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	return *isnull ? (Datum) 0 : result;
 }
 
+static void
+refuse_target(Oid target, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("anon_dp_safe_call cannot call function %s: %s", format_procedure(target), why),
+			 errhint("anon_dp_safe_call is placed by anon_dp's planner hook around built-in calls; call the function directly.")));
+}
+
+/*
+ * The target of a SAFE call must be what the planner hook wraps, called as
+ * the parser would have called it: a built-in, parallel safe, single-result
+ * function whose parameters accept the argument types (no "internal"
+ * argument, polymorphic ones consistent) and whose result type is the
+ * call's, which the caller may execute.  The hook's calls pass; a call
+ * written by hand (anyone may call these functions) cannot hand a function
+ * values of another type, which could crash the server, nor call a function
+ * its role may not execute.
+ */
+static void
+check_target(Oid target, FuncExpr *wrapper)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(target));
+	Form_pg_proc proc;
+	int			nargs = list_length(wrapper->args) - SAFE_CALL_LEADING_ARGS;
+	Oid			actual[FUNC_MAX_ARGS];
+	Oid			declared[FUNC_MAX_ARGS];
+	Oid			result;
+	int			i;
+
+	if (!HeapTupleIsValid(tuple))
+		refuse_target(target, "no such function");
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	if (target >= FirstNormalObjectId || proc->prokind != PROKIND_FUNCTION || proc->proretset ||
+		proc->proparallel != PROPARALLEL_SAFE)
+		refuse_target(target, "not a built-in, parallel safe function returning one value");
+	if (nargs > FUNC_MAX_ARGS || (proc->provariadic == ANYOID ? nargs < proc->pronargs - 1 :
+								   nargs != proc->pronargs))
+		refuse_target(target, "wrong number of arguments");
+	for (i = 0; i < nargs; i++)
+	{
+		actual[i] = exprType((Node *) list_nth(wrapper->args, i + SAFE_CALL_LEADING_ARGS));
+		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
+		if (declared[i] == ANYOID)
+			continue;			/* the function reads the type from the call */
+		if (declared[i] == INTERNALOID ||
+			(!IsPolymorphicType(declared[i]) && !IsBinaryCoercible(actual[i], declared[i])))
+			refuse_target(target, psprintf("argument %d has type %s, the function takes %s", i + 1,
+										   format_type_be(actual[i]), format_type_be(declared[i])));
+	}
+	result = enforce_generic_type_consistency(actual, declared, nargs, proc->prorettype, false);
+	if (!IsBinaryCoercible(result, wrapper->funcresulttype))
+		refuse_target(target, psprintf("it returns %s, not %s", format_type_be(result),
+									   format_type_be(wrapper->funcresulttype)));
+	ReleaseSysCache(tuple);
+	if (pg_proc_aclcheck(target, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(target));
+}
+
 /*
  * The target sees the call as if it were made directly: a FuncExpr without
- * the leading regproc argument (polymorphic functions read their argument
+ * the leading target and witness (polymorphic functions read their argument
  * types from it).
  */
 static safe_call *
@@ -87,18 +160,20 @@ safe_call_setup(FunctionCallInfo fcinfo)
 	Oid			target;
 	FuncExpr   *direct;
 
-	if (PG_ARGISNULL(0) || wrapper == NULL || !IsA(wrapper, FuncExpr))
+	if (PG_ARGISNULL(0) || wrapper == NULL || !IsA(wrapper, FuncExpr) ||
+		list_length(wrapper->args) != PG_NARGS())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_safe_call can only be placed by anon_dp's planner hook")));
 	target = PG_GETARG_OID(0);
+	check_target(target, wrapper);
 	direct = makeFuncExpr(target, wrapper->funcresulttype,
-						  list_copy_tail(wrapper->args, 1), wrapper->funccollid,
+						  list_copy_tail(wrapper->args, SAFE_CALL_LEADING_ARGS), wrapper->funccollid,
 						  wrapper->inputcollid, COERCE_EXPLICIT_CALL);
 	fmgr_info_cxt(target, &call->target, context);
 	call->target.fn_expr = (Node *) direct;
 	call->strict = call->target.fn_strict;
-	call->nargs = PG_NARGS() - 1;
+	call->nargs = PG_NARGS() - SAFE_CALL_LEADING_ARGS;
 	call->fcinfo = palloc0(SizeForFunctionCallInfo(call->nargs));
 	InitFunctionCallInfoData(*call->fcinfo, &call->target, call->nargs,
 							 PG_GET_COLLATION(), NULL, NULL);
@@ -107,7 +182,7 @@ safe_call_setup(FunctionCallInfo fcinfo)
 	return call;
 }
 
-/* anon_dp_safe_call_*(target regproc, arguments of the target ...) */
+/* anon_dp_safe_call_*(target regprocedure, result witness, arguments of the target ...) */
 PG_FUNCTION_INFO_V1(anon_dp_safe_call);
 Datum
 anon_dp_safe_call(PG_FUNCTION_ARGS)
@@ -118,9 +193,9 @@ anon_dp_safe_call(PG_FUNCTION_ARGS)
 
 	for (i = 0; i < call->nargs; i++)
 	{
-		if (call->strict && PG_ARGISNULL(i + 1))
+		if (call->strict && PG_ARGISNULL(i + SAFE_CALL_LEADING_ARGS))
 			PG_RETURN_NULL();
-		call->fcinfo->args[i] = fcinfo->args[i + 1];
+		call->fcinfo->args[i] = fcinfo->args[i + SAFE_CALL_LEADING_ARGS];
 	}
 	return invoke_safely(call->fcinfo, &fcinfo->isnull);
 }
@@ -144,11 +219,11 @@ safe_io_setup(FunctionCallInfo fcinfo)
 	Oid			input;
 	bool		varlena;
 
-	if (wrapper == NULL || !IsA(wrapper, FuncExpr) || list_length(wrapper->args) != 1)
+	if (wrapper == NULL || !IsA(wrapper, FuncExpr) || list_length(wrapper->args) != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_safe_io can only be placed by anon_dp's planner hook")));
-	getTypeOutputInfo(exprType(linitial(wrapper->args)), &output, &varlena);
+	getTypeOutputInfo(exprType(lsecond(wrapper->args)), &output, &varlena);
 	getTypeInputInfo(wrapper->funcresulttype, &input, &io->ioparam);
 	fmgr_info_cxt(output, &io->output, context);
 	fmgr_info_cxt(input, &io->input, context);
@@ -158,7 +233,7 @@ safe_io_setup(FunctionCallInfo fcinfo)
 	return io;
 }
 
-/* anon_dp_safe_io_*(value): CAST(value AS <result type>) through text */
+/* anon_dp_safe_io_*(result witness, value): CAST(value AS <result type>) through text */
 PG_FUNCTION_INFO_V1(anon_dp_safe_io);
 Datum
 anon_dp_safe_io(PG_FUNCTION_ARGS)
@@ -167,9 +242,9 @@ anon_dp_safe_io(PG_FUNCTION_ARGS)
 		safe_io_setup(fcinfo);
 	char	   *text;
 
-	if (PG_ARGISNULL(0))
+	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	text = OutputFunctionCall(&io->output, PG_GETARG_DATUM(0));
+	text = OutputFunctionCall(&io->output, PG_GETARG_DATUM(1));
 	io->input_call->args[0].value = CStringGetDatum(text);
 	io->input_call->args[0].isnull = false;
 	io->input_call->args[1].value = ObjectIdGetDatum(io->ioparam);

@@ -8,6 +8,7 @@
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/acl.h"
@@ -28,6 +29,25 @@ relation_owner(Oid relid)
 	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
 	ReleaseSysCache(tuple);
 	return owner;
+}
+
+/*
+ * Whether reading relid reads a foreign table: itself or one of its
+ * partitions or inheritance children.  A role's own relations hold what it
+ * wrote, except those: a foreign table shows another server's rows, which
+ * may be private (doc/scale-out.md, "Security").
+ */
+static bool
+reads_foreign_rows(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			return true;
+	}
+	return false;
 }
 
 relation_class
@@ -52,7 +72,7 @@ classify_relation(Oid relid)
 			break;
 	}
 	owner = relation_owner(relid);
-	if (owner == GetUserId() || owner == GetSessionUserId())
+	if ((owner == GetUserId() || owner == GetSessionUserId()) && !reads_foreign_rows(relid))
 		return RELATION_OWN;
 	return RELATION_UNLABELLED;
 }

@@ -45,24 +45,39 @@ wrappable(Oid funcid)
 		func_parallel(funcid) == PROPARALLEL_SAFE;
 }
 
-/* anon_dp_safe_call_*('funcid'::regproc, args): same result type and collations */
+/*
+ * A NULL of the result type: the wrappers' result is polymorphic on it, so
+ * that the call printed as SQL (postgres_fdw ships it to a shard,
+ * doc/scale-out.md) has the same type there.  The type's own collation: a
+ * constant of another one is not shipped.
+ */
+static Const *
+result_witness(Oid result_type)
+{
+	return makeNullConst(result_type, -1, get_typcollation(result_type));
+}
+
+/*
+ * anon_dp_safe_call_*('funcid'::regprocedure, NULL::result type, args): same
+ * result type and collations
+ */
 static Expr *
 safe_call(Oid funcid, Oid result_type, List *args, Oid collation, Oid input_collation,
 		  int location)
 {
 	anon_dp_emitted wrapper = by_volatility(func_volatile(funcid), EMIT_SAFE_CALL_IMMUTABLE,
 											EMIT_SAFE_CALL_STABLE, EMIT_SAFE_CALL_VOLATILE);
-	Const	   *target = makeConst(REGPROCOID, -1, InvalidOid, sizeof(Oid),
+	Const	   *target = makeConst(REGPROCEDUREOID, -1, InvalidOid, sizeof(Oid),
 								   ObjectIdGetDatum(funcid), false, true);
 	FuncExpr   *call = makeFuncExpr(anon_dp_emitted_function(wrapper), result_type,
-									lcons(target, args), collation, input_collation,
-									COERCE_EXPLICIT_CALL);
+									lcons(target, lcons(result_witness(result_type), args)),
+									collation, input_collation, COERCE_EXPLICIT_CALL);
 
 	call->location = location;
 	return (Expr *) call;
 }
 
-/* anon_dp_safe_io_*(arg) with the cast's result type */
+/* anon_dp_safe_io_*(NULL::result type, arg) with the cast's result type */
 static Expr *
 safe_io(CoerceViaIO *cast)
 {
@@ -81,7 +96,8 @@ safe_io(CoerceViaIO *cast)
 	call = makeFuncExpr(anon_dp_emitted_function(by_volatility(volatility, EMIT_SAFE_IO_IMMUTABLE,
 																EMIT_SAFE_IO_STABLE,
 																EMIT_SAFE_IO_VOLATILE)),
-						cast->resulttype, list_make1(cast->arg), cast->resultcollid,
+						cast->resulttype, list_make2(result_witness(cast->resulttype), cast->arg),
+						cast->resultcollid,
 						InvalidOid, COERCE_EXPLICIT_CALL);
 	call->location = cast->location;
 	return (Expr *) call;

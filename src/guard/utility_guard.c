@@ -109,6 +109,13 @@ guard_utility_statement(Node *statement)
 							 "A policy's expressions run inside other statements, where anon_dp cannot check them in advance.",
 							 "Ask a role that is not anonymized to manage policies.");
 			break;
+		case T_CreateForeignTableStmt:
+		case T_ImportForeignSchemaStmt:
+			refuse_statement(IsA(statement, CreateForeignTableStmt) ?
+							 "CREATE FOREIGN TABLE" : "IMPORT FOREIGN SCHEMA",
+							 "A foreign table shows the rows of another server, which may be private rows that anon_dp cannot see are private.",
+							 "Ask a role that is not anonymized to create the foreign table and label it, or to make it a partition of a private table (doc/scale-out.md).");
+			break;
 		case T_CreateFunctionStmt:
 			if (!check_function_bodies)
 				refuse_statement("CREATE FUNCTION with check_function_bodies off",

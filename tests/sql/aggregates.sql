@@ -117,6 +117,8 @@ WHERE prokind = 'a' AND proname IN ('dp_count', 'dp_sum', 'dp_sum_bigint', 'dp_a
                                     'dp_stddev', 'dp_ntile', 'dp_partition_count');
 
 -- partial aggregation and combine: partitionwise aggregation over partitions
+-- (1000 users per group; the average's noise has a scale of about 0.13 here,
+-- the bounds below are 25 or more noise scales)
 CREATE TABLE contrib_parts (uid int, i4 int, f8 float8) PARTITION BY RANGE (uid);
 CREATE TABLE contrib_parts_1 PARTITION OF contrib_parts FOR VALUES FROM (MINVALUE) TO (50000);
 CREATE TABLE contrib_parts_2 PARTITION OF contrib_parts FOR VALUES FROM (50000) TO (MAXVALUE);
@@ -129,8 +131,8 @@ SELECT i4, dp_sum(f8, 0, 100, 1.0, 1), dp_avg(f8, 0, 100, 1.0, 1),
        dp_var(f8, 0, 100, 1.0, 1), dp_ntile(f8, 0.5, 0, 100, 1.0, 1)
 FROM contrib_parts GROUP BY i4;
 SELECT count(*) = 100 AS combined_sum_ok,
-       bool_and(abs(a - i4) < 1) AS combined_avg_ok,
-       bool_and(abs(m - i4) < 2) AS combined_median_ok,
+       bool_and(abs(a - i4) < 4) AS combined_avg_ok,
+       bool_and(abs(m - i4) < 5) AS combined_median_ok,
        bool_and(p > 900) AS combined_partition_count_ok
 FROM (SELECT i4, dp_sum(f8, 0, 100, 1.0, 1) s, dp_avg(f8, 0, 100, 1.0, 1) a,
              dp_ntile(f8, 0.5, 0, 100, 1.0, 1) m, dp_partition_count(1.0, 1e-5, 1) p

@@ -46,11 +46,14 @@ INSERT INTO scale_check
 SELECT 'var_squares', 0.0025, dp_var(1 + (CASE WHEN u % 2 = 0 THEN 1 ELSE -1 END) / sqrt(2.0), 0, 2, 3.0, 1) - 0.5
 FROM generate_series(1, 2000) g, generate_series(1, 200) u GROUP BY g;
 
--- Through the rewriter: the epsilon split eps / (C_u (N + 1)) measured on
--- released counts.  2000 partitions of 60 users each (always above tau);
--- N = 3 releases.  C_u = 1 at epsilon 2: b = 1 * 4 / 2 = 2.  Every user in
--- two partitions, C_u = 2 at epsilon 4: b = 2 * 4 / 4 = 2.  A split that
--- ignores N or C_u halves b or less.
+-- Through the rewriter: the epsilon split measured on released counts.
+-- 2000 partitions of 60 users each (always above tau); N = 3 releases.
+-- The noisy ANON_COUNT also selects the partitions (count reuse, issue 20),
+-- so the split is eps / (C_u N): C_u = 1 at epsilon 2: b = 1 * 3 / 2 = 1.5;
+-- every user in two partitions, C_u = 2 at epsilon 4: b = 2 * 3 / 4 = 1.5.
+-- With reuse off a separate user count takes a share: eps / (C_u (N + 1)),
+-- b = 4 / 2 = 2.  A split that ignores N or C_u halves b or less; Laplace
+-- noise is pinned (anon_dp.noise) so that C_u = 2 cannot pick Gaussian.
 CREATE TABLE ns_users AS
 SELECT u AS uid, u % 2000 AS g, (u % 2)::float8 AS x FROM generate_series(1, 120000) u;
 CREATE TABLE ns_twice AS
@@ -58,15 +61,22 @@ SELECT u AS uid, (u + k * 1000) % 2000 AS g, (u % 2)::float8 AS x
 FROM generate_series(1, 60000) u, generate_series(0, 1) k;
 SECURITY LABEL FOR anon_dp ON COLUMN ns_users.uid IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON COLUMN ns_twice.uid IS 'privacy_unit';
+SET anon_dp.noise = laplace;
 SET anon_dp.epsilon = 2;
 INSERT INTO scale_check
-SELECT 'rewriter_split_n3', 2, c - 60
+SELECT 'rewriter_split_n3', 1.5, c - 60
 FROM (SELECT g, ANON_COUNT(*) AS c, ANON_SUM(x, 0, 1) AS s, ANON_AVG(x, 0, 1) AS a FROM ns_users GROUP BY g) r;
+SET anon_dp.reuse_counts = off;
+INSERT INTO scale_check
+SELECT 'rewriter_split_n3_separate', 2, c - 60
+FROM (SELECT g, ANON_COUNT(*) AS c, ANON_SUM(x, 0, 1) AS s, ANON_AVG(x, 0, 1) AS a FROM ns_users GROUP BY g) r;
+RESET anon_dp.reuse_counts;
 SET anon_dp.epsilon = 4;
 SET anon_dp.max_groups_contributed = 2;
 INSERT INTO scale_check
-SELECT 'rewriter_split_n3_cu2', 2, c - 60
+SELECT 'rewriter_split_n3_cu2', 1.5, c - 60
 FROM (SELECT g, ANON_COUNT(*) AS c, ANON_SUM(x, 0, 1) AS s, ANON_AVG(x, 0, 1) AS a FROM ns_twice GROUP BY g) r;
+RESET anon_dp.noise;
 RESET anon_dp.epsilon;
 RESET anon_dp.max_groups_contributed;
 DROP TABLE ns_users, ns_twice;

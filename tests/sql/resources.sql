@@ -1,0 +1,123 @@
+--
+-- resources.sql -- memory stays bounded (issue 22, item 2).
+--
+-- 1. The parallel combine path: the Finalize aggregation of the per-user
+--    bounding states reads each worker's states back (deserialize); they must
+--    not stay in the aggregation's memory, which hash aggregation counts
+--    against hash_mem and spills beyond.
+-- 2. TABLESAMPLE anon_reservoir(n) beyond work_mem: the samples go to a sort
+--    (temporary files), with the same guarantees: exactly min(n, rows) rows
+--    of each unit, real rows, uniform.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS anon_dp;
+RESET client_min_messages;
+SET anon_dp.epsilon = 1;
+
+-- the largest "Peak Memory Usage" (kB) of an aggregation node of a plan, by
+-- its partial mode ('Finalize', 'Partial', 'Simple')
+CREATE FUNCTION rs_node_memory(query text, mode text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE plan json; peak bigint;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || query INTO plan;
+  WITH RECURSIVE n(node) AS (
+    SELECT plan->0->'Plan'
+    UNION ALL SELECT c FROM n, json_array_elements(n.node->'Plans') c)
+  SELECT max((node->>'Peak Memory Usage')::bigint) INTO peak FROM n WHERE node->>'Partial Mode' = mode;
+  RETURN peak;
+END $$;
+
+-- ==== 1. Finalize HashAggregate of the per-user states within hash_mem ====
+-- 20000 users with 10 rows in 10 of 50 partitions.  hash_mem is 512 kB; the
+-- states read back from the workers once took 1.2 kB each in the
+-- aggregation's memory (69 MB here).  Without workers the leader runs the
+-- partial aggregation and the Finalize node still reads its states back.
+CREATE TABLE rs_rows (uid int, g int, x float8);
+INSERT INTO rs_rows SELECT u, (u * 7 + r * 13) % 50, r FROM generate_series(1, 20000) u, generate_series(1, 10) r;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_rows.uid IS 'privacy_unit';
+ANALYZE rs_rows;
+SET work_mem = '256kB';
+SET hash_mem_multiplier = 2;
+SET enable_sort = off;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Finalize')
+         BETWEEN 1 AND 4 * 512 AS finalize_within_hash_mem,
+       rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Partial')
+         BETWEEN 1 AND 4 * 512 AS partial_within_hash_mem;
+-- C_u = 3, every user's pairs merged from several processes: still exact
+SET anon_dp.max_groups_contributed = 3;
+SET anon_dp.epsilon = 1000;
+SELECT count(*) AS partitions, abs(sum(n) - 60000) < 100 AS three_per_user
+FROM (SELECT g, ANON_COUNT(*) AS n FROM rs_rows GROUP BY g) s;
+RESET anon_dp.max_groups_contributed;
+RESET anon_dp.epsilon;
+RESET enable_sort;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- ==== 2. anon_reservoir beyond work_mem ====
+-- unit u has 1 + u % 12 rows, 7 rows without a unit belong to no user and
+-- are never returned; 30000 units: the samples outgrow 64 kB of work_mem and
+-- go to temporary files
+CREATE TABLE rs_res AS
+SELECT u * 100 + k AS id, u AS uid FROM generate_series(1, 30000) u, generate_series(1, 12) k WHERE k <= 1 + u % 12
+UNION ALL SELECT -k, NULL FROM generate_series(1, 7) k;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_res.uid IS 'privacy_unit';
+CREATE TABLE rs_res_text AS SELECT 'user-' || u AS handle, k FROM generate_series(1, 20000) u, generate_series(1, 4) k WHERE k <= 1 + u % 4;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_res_text.handle IS 'privacy_unit';
+CREATE FUNCTION rs_exact(n int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE units bigint; exact bool; genuine bool;
+BEGIN
+  EXECUTE format($q$
+    WITH s AS (SELECT id, uid FROM rs_res TABLESAMPLE anon_reservoir(%s)),
+         t AS (SELECT uid, count(*) AS total FROM rs_res GROUP BY uid),
+         k AS (SELECT uid, count(*) AS kept, count(DISTINCT id) AS ids FROM s GROUP BY uid)
+    SELECT count(*), bool_and(kept = least(%s, total) AND ids = kept),
+           (SELECT count(*) FROM s JOIN rs_res r ON r.id = s.id WHERE r.uid IS NOT DISTINCT FROM s.uid) = (SELECT count(*) FROM s)
+    FROM t JOIN k ON coalesce(t.uid, -1) = coalesce(k.uid, -1)$q$, n, n) INTO units, exact, genuine;
+  RETURN format('units: %s, exactly min(n, rows): %s, genuine rows: %s', units, exact, genuine);
+END $$;
+CREATE FUNCTION rs_temp_files() RETURNS bigint LANGUAGE sql AS
+$$ SELECT temp_files FROM pg_stat_database WHERE datname = current_database() $$;
+SET work_mem = '64kB';
+SELECT pg_stat_force_next_flush();
+SELECT rs_temp_files() AS before_files \gset
+SELECT count(*) AS kept_rows FROM rs_res TABLESAMPLE anon_reservoir(5);
+SELECT pg_stat_force_next_flush();
+SELECT rs_temp_files() > :before_files AS used_temporary_files;
+SELECT rs_exact(5) AS spilled_n_5;
+SELECT rs_exact(1) AS spilled_n_1;
+SELECT rs_exact(1000000) AS spilled_n_max;
+SELECT count(*) AS units, bool_and(kept = least(2, 1 + substr(handle, 6)::int % 4)) AS exact_text_units
+FROM (SELECT handle, count(*) AS kept FROM rs_res_text TABLESAMPLE anon_reservoir(2) GROUP BY handle) s;
+-- uniform over units in one scan: 20000 units of 10 rows spread over the
+-- table, n = 3: each position kept ~ Binomial(20000, 0.3), std 64.8,
+-- tolerance 6 std
+CREATE TABLE rs_uni AS SELECT u AS uid, k AS pos FROM generate_series(1, 10) k, generate_series(1, 20000) u;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_uni.uid IS 'privacy_unit';
+SELECT count(*) AS positions, bool_and(abs(n - 6000) < 389) AS uniform, sum(n) AS rows
+FROM (SELECT pos, count(*) AS n FROM rs_uni TABLESAMPLE anon_reservoir(3) GROUP BY pos) s;
+-- the same in memory
+RESET work_mem;
+SELECT rs_exact(5) AS in_memory_n_5;
+SELECT count(*) AS positions, bool_and(abs(n - 6000) < 389) AS uniform, sum(n) AS rows
+FROM (SELECT pos, count(*) AS n FROM rs_uni TABLESAMPLE anon_reservoir(3) GROUP BY pos) s;
+-- a rescan draws a new sample (the inner side of a nested loop)
+SET work_mem = '64kB';
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT count(*) AS rows_over_rescans
+FROM (VALUES (1), (2)) v(x), LATERAL (SELECT id FROM rs_res TABLESAMPLE anon_reservoir(1) WHERE v.x > 0) s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET work_mem;
+
+DROP FUNCTION rs_node_memory(text, text), rs_exact(int), rs_temp_files();
+DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni;
