@@ -66,6 +66,10 @@ extern size_t st_correct_mechanisms(st_mech *out, size_t max, bool thorough);
 /* broken variants (st_broken.c) */
 extern size_t st_broken_mechanisms(st_mech *out, size_t max, bool thorough);
 
+/* issue 20's mechanisms and their broken variants (st_issue20.c) */
+extern size_t st_issue20_mechanisms(st_mech *out, size_t max, bool thorough);
+extern size_t st_issue20_broken(st_mech *out, size_t max, bool thorough);
+
 /* the conversion of a record to an integer input (counts, integer sums) */
 extern bool st_record_to_int(double x, double scale, int64_t *out);
 

@@ -319,7 +319,9 @@ main(int argc, char **argv)
 		usage();
 
 	n_mechs = st_correct_mechanisms(mechs, MAX_MECHS, thorough);
+	n_mechs += st_issue20_mechanisms(mechs + n_mechs, MAX_MECHS - n_mechs, thorough);
 	n_mechs += st_broken_mechanisms(mechs + n_mechs, MAX_MECHS - n_mechs, thorough);
+	n_mechs += st_issue20_broken(mechs + n_mechs, MAX_MECHS - n_mechs, thorough);
 	if (only)
 	{
 		size_t		kept = 0;
