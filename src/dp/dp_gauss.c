@@ -49,6 +49,13 @@ dp_normal_tail_inverse(long double q)
 	return x;
 }
 
+/* e^eps P(X > x) without overflowing e^eps (epsilon up to 2^20) */
+static long double
+scaled_tail(long double e, long double x)
+{
+	return expl(e + logl(dp_normal_tail(x)));
+}
+
 long double
 dp_analytic_gaussian_delta(double epsilon, long double sigma)
 {
@@ -57,7 +64,29 @@ dp_analytic_gaussian_delta(double epsilon, long double sigma)
 	long double b = e * sigma;
 
 	/* Phi(a - b) - e^eps Phi(-a - b) = P(X > b - a) - e^eps P(X > a + b) */
-	return dp_normal_tail(b - a) - expl(e) * dp_normal_tail(a + b);
+	return dp_normal_tail(b - a) - scaled_tail(e, a + b);
+}
+
+/*
+ * delta(sigma) <= target, counting the rounding error of the subtraction:
+ * the two tails are each computed to a few ulps of long double, and when
+ * epsilon sigma is large and epsilon tiny they nearly cancel (at epsilon
+ * 1e-6 and delta 1e-300 they agree to 8 digits), so a relative margin on
+ * delta alone is not enough.  2^-50 of their sum bounds the error with
+ * room to spare.
+ */
+static bool
+meets_delta(double epsilon, long double sigma, long double target)
+{
+	long double e = (long double) epsilon;
+	long double a = 1.0L / (2.0L * sigma);
+	long double b = e * sigma;
+	long double upper = dp_normal_tail(b - a);
+	long double lower = scaled_tail(e, a + b);
+
+	if (!(lower < upper))
+		return true;			/* delta <= 0 (lower may be infinite) */
+	return upper - lower + 0x1p-50L * (upper + lower) <= target;
 }
 
 dp_status
@@ -76,9 +105,9 @@ dp_analytic_gaussian_sigma(double epsilon, double delta, double *sigma)
 	target = (long double) delta * (1.0L - 0x1p-30L);
 
 	/* bracket by powers of two: delta(sigma) decreases in sigma */
-	if (dp_analytic_gaussian_delta(epsilon, hi) > target)
+	if (!meets_delta(epsilon, hi, target))
 	{
-		while (dp_analytic_gaussian_delta(epsilon, hi) > target)
+		while (!meets_delta(epsilon, hi, target))
 		{
 			hi *= 2.0L;
 			if (hi > 0x1p80L)
@@ -87,16 +116,16 @@ dp_analytic_gaussian_sigma(double epsilon, double delta, double *sigma)
 	}
 	else
 	{
-		while (hi > 0x1p-80L && dp_analytic_gaussian_delta(epsilon, hi / 2.0L) <= target)
+		while (hi > 0x1p-80L && meets_delta(epsilon, hi / 2.0L, target))
 			hi /= 2.0L;
 	}
 	lo = hi / 2.0L;
-	/* invariant: delta(lo) > target >= delta(hi) */
+	/* invariant: lo does not meet target, hi does */
 	for (i = 0; i < 200 && hi - lo > hi * 0x1p-42L; i++)
 	{
 		long double mid = (lo + hi) / 2.0L;
 
-		if (dp_analytic_gaussian_delta(epsilon, mid) <= target)
+		if (meets_delta(epsilon, mid, target))
 			hi = mid;
 		else
 			lo = mid;

@@ -24,8 +24,10 @@ extern long double dp_normal_tail_inverse(long double q);
  *   Phi(1/(2 sigma) - epsilon sigma) - e^epsilon Phi(-1/(2 sigma) - epsilon sigma) <= delta.
  *
  * dp_analytic_gaussian_delta evaluates the left side; dp_analytic_gaussian_sigma
- * returns a sigma for which it is at most delta (1 - 2^-30): the smallest
- * such sigma up to a relative 2^-40, rounded up.  Sigma scales linearly with
+ * returns a sigma for which it is at most delta (1 - 2^-30) even after
+ * adding 2^-50 of the two tails' sum (the subtraction's rounding error
+ * where they nearly cancel): the smallest such sigma up to a relative
+ * 2^-40, rounded up.  Sigma scales linearly with
  * the sensitivity.  Fails with DP_ERR_EPSILON / DP_ERR_DELTA on parameters
  * outside [1e-12, 2^20] and (0, 1).
  */

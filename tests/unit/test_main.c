@@ -73,6 +73,7 @@
 	X(selection_thresholds) \
 	X(truncated_selection) \
 	X(gaussian_selection_bound) \
+	X(selection_extremes) \
 	X(mean_select) \
 	X(quantile_rows_distribution) \
 	X(quantile_rows_accuracy) \

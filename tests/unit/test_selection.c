@@ -657,3 +657,66 @@ test_quantile_rows_accuracy(void)
 		  median_of(errors, 200));
 	dp_quantile_free(&q);
 }
+
+/*
+ * Every selection, with and without a released count, over extreme (epsilon,
+ * delta, C_u): planning ends (the test binary would hang otherwise; a delta
+ * of 0.9 once looped for minutes in the truncation search) with DP_OK or a
+ * status, and a planned selection is usable: a truncated count's threshold above
+ * the truncated count's reach (one unit must never pass), a half point at least 1,
+ * and a one-unit partition of an optimal selection kept with probability at
+ * most delta / C_u.  The sigma calibration ends likewise.
+ */
+void
+test_selection_extremes(void)
+{
+	static const double eps[] = {1e-12, 1e-9, 1e-6, 1e-3, 0.1, 1, 10, 1000, 1048576};
+	static const double del[] = {1e-300, 1e-30, 1e-12, 1e-5, 0.3, 0.9, 0.999999};
+	static const int64_t cu[] = {1, 5, 10000, 1000000000};
+	int			planned = 0;
+	int			m;
+	int			c;
+	size_t		i;
+	size_t		j;
+	size_t		k;
+
+	for (m = 0; m < DP_SELECT_MECHANISMS; m++)
+		for (c = 0; c < 2; c++)
+			for (i = 0; i < sizeof(eps) / sizeof(eps[0]); i++)
+				for (j = 0; j < sizeof(del) / sizeof(del[0]); j++)
+					for (k = 0; k < sizeof(cu) / sizeof(cu[0]); k++)
+					{
+						dp_selection sel;
+						double		half;
+
+						if (dp_selection_make((dp_selection_mechanism) m, eps[i], del[j], cu[k],
+											  c == 1, &sel) != DP_OK)
+							continue;
+						planned++;
+						half = dp_selection_users_for_half(&sel);
+						CHECK(half >= 1.0, "%s%s eps %g delta %g C_u %lld: half point %g",
+							  dp_selection_name(m), c ? " counted" : "", eps[i], del[j],
+							  (long long) cu[k], half);
+						if (m == DP_SELECT_OPTIMAL && c == 0)
+							CHECK(dp_selection_keep_probability(&sel, 1) <=
+								  (long double) del[j] / (long double) cu[k] * (1.0L + 1e-12L),
+								  "optimal eps %g delta %g C_u %lld: pi(1) above delta / C_u",
+								  eps[i], del[j], (long long) cu[k]);
+						else if (m == DP_SELECT_OPTIMAL)
+							CHECK(sel.tau_units > sel.units_one + (dp_i128) sel.count_plan.truncation,
+								  "%s%s eps %g delta %g C_u %lld: tau within one unit plus the truncation",
+								  dp_selection_name(m), c ? " counted" : "", eps[i], del[j],
+								  (long long) cu[k]);
+					}
+	CHECK(planned > 300, "only %d of 504 extreme selections planned", planned);
+	for (i = 0; i < sizeof(eps) / sizeof(eps[0]); i++)
+		for (j = 0; j < sizeof(del) / sizeof(del[0]); j++)
+		{
+			double		sigma = 0.0;
+			dp_status	status = dp_analytic_gaussian_sigma(eps[i], del[j], &sigma);
+
+			CHECK(status != DP_OK || (sigma > 0.0 && isfinite(sigma) &&
+									  dp_analytic_gaussian_delta(eps[i], sigma) <= del[j]),
+				  "sigma for eps %g delta %g: %g", eps[i], del[j], sigma);
+		}
+}
