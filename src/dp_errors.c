@@ -53,6 +53,10 @@ anon_dp_report_status(dp_status status, const char *function, const char *argume
 
 	if (status == DP_ERR_EPSILON && in_anonymization_query(function, argument))
 		hint = "Raise anon_dp.epsilon: each ANON_* call gets a share of it, epsilon / (C_u N) with GROUP BY when an ANON_COUNT or ANON_AVG also selects the partitions, epsilon / (C_u (N + 1)) with a separate selection, epsilon / N without GROUP BY (doc/rewriter.md, step 3); fewer ANON_* calls or a smaller anon_dp.max_groups_contributed give each a larger share.";
+	if ((status == DP_ERR_SIGMA || status == DP_ERR_NOISE_SCALE) &&
+		(strcmp(argument, "anon_dp.noise") == 0 ||
+		 strcmp(argument, "anon_dp.partition_selection") == 0))
+		hint = "Raise anon_dp.epsilon or anon_dp.delta, or set anon_dp.noise and anon_dp.partition_selection to 'laplace' (doc/noise.md).";
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid %s for %s: %s", argument, function, dp_status_text(status)),
