@@ -253,11 +253,15 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 /* ---- the exponential mechanism over the leaves (row-level quantiles) ---- */
 
 /*
- * gamma_j = eps_q |C_j + C_(j+1) - 2 p' n| / (4 max(p', 1 - p') k) as the
- * fraction num_j / den, in exact integer arithmetic:
+ * gamma_j = eps_q d_j / (2 max(p', 1 - p') k), d_j the distance from the
+ * target rank p' n to the ranks [C_j, C_(j+1)] leaf j covers (0 when the
+ * target falls inside it), as the fraction num_j / den, in exact integer
+ * arithmetic:
  *   p' = P / 2^32 (p rounded), eps_q = E / 2^F <= epsilon (E < 2^24),
- *   num_j = E |(C_j + C_(j+1)) 2^32 - 2 P n|,  den = 2^F 4 M k,
- *   M = max(P, 2^32 - P).
+ *   num_j = 2 E max(0, C_j 2^32 - P n, P n - C_(j+1) 2^32),
+ *   den = 2^F 4 M k,  M = max(P, 2^32 - P).
+ * (A distance to the leaf's middle rank instead would let the empty leaves
+ * next to a leaf holding many equal values outscore that leaf.)
  */
 typedef struct em_scale
 {
@@ -287,11 +291,12 @@ em_scale_make(const dp_quantile *q, double p, em_scale *scale)
 static dp_u128
 em_numerator(const em_scale *scale, const uint64_t *prefix, uint32_t j, uint64_t n)
 {
-	dp_i128		ranks = ((dp_i128) prefix[j] + (dp_i128) prefix[j + 1]) << 32;
-	dp_i128		target = (dp_i128) 2 * (dp_i128) scale->p_fixed * (dp_i128) n;
-	dp_i128		distance = ranks > target ? ranks - target : target - ranks;
+	dp_i128		first = (dp_i128) prefix[j] << 32;
+	dp_i128		last = (dp_i128) prefix[j + 1] << 32;
+	dp_i128		target = (dp_i128) scale->p_fixed * (dp_i128) n;
+	dp_i128		distance = first > target ? first - target : (target > last ? target - last : 0);
 
-	return (dp_u128) distance * scale->e_fixed;
+	return (dp_u128) distance * 2 * scale->e_fixed;
 }
 
 double

@@ -76,11 +76,13 @@ extern double dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p);
  * the leaves.  Leaf j (with C_j values in the leaves before it, n in all)
  * is drawn with probability proportional to
  *
- *   exp(-eps |C_j + C_(j+1) - 2 p n| / (4 max(p, 1 - p) k))
+ *   exp(-eps d_j / (2 max(p, 1 - p) k)),  d_j = max(0, C_j - p n, p n - C_(j+1)),
  *
- * and the value is a uniform point of the leaf.  Adding or removing a unit
- * moves C_j + C_(j+1) - 2 p n by at most 2 max(p, 1 - p) k, so each weight
- * changes by at most e^(eps/2) and the choice is eps-DP.  The exponent is
+ * the distance from the target rank to the ranks the leaf covers, and the
+ * value is a uniform point of the leaf.  One value moves C_j - p n and
+ * p n - C_(j+1) by at most max(p, 1 - p), so adding or removing a unit
+ * moves d_j by at most max(p, 1 - p) k: each weight changes by at most
+ * e^(eps/2) and the choice is eps-DP.  The exponent is
  * computed exactly, as a fraction of integers (p rounded to a multiple of
  * 2^-32, eps rounded down to 24 significant bits), and the leaf is drawn by
  * exact rejection sampling (dp_bernoulli_exp).  Needs k <= 65536, epsilon
