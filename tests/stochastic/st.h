@@ -66,6 +66,12 @@ extern size_t st_correct_mechanisms(st_mech *out, size_t max, bool thorough);
 /* broken variants (st_broken.c) */
 extern size_t st_broken_mechanisms(st_mech *out, size_t max, bool thorough);
 
+/* helpers shared by the mechanism files (st_mechanisms.c) */
+extern void st_check(dp_status status, const st_mech *m);	/* dp_fail unless DP_OK */
+extern void st_free_plain(void *state);
+extern void st_quantile_destroy(void *state);	/* a dp_quantile state */
+extern bool st_int_release(const st_mech *m, void *state, dp_rng *rng, double *out);
+
 /* issue 20's mechanisms and their broken variants (st_issue20.c) */
 extern size_t st_issue20_mechanisms(st_mech *out, size_t max, bool thorough);
 extern size_t st_issue20_broken(st_mech *out, size_t max, bool thorough);

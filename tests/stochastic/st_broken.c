@@ -28,23 +28,6 @@
 #include "dp/dp_noise.h"
 #include "dp/dp_params.h"
 
-static void
-check(dp_status status, const st_mech *m)
-{
-	char		message[256];
-
-	if (status == DP_OK)
-		return;
-	snprintf(message, sizeof(message), "%s: %s", m->name, dp_status_text(status));
-	dp_fail(message);
-}
-
-static void
-free_plain(void *state)
-{
-	dp_mem_free(state);
-}
-
 /* ---- average = noisy sum (sum's scale) / exact count ---- */
 
 typedef struct avg_state
@@ -60,7 +43,7 @@ avg_prepare(const st_mech *m, const double *x, int n)
 	int			i;
 
 	/* BROKEN: the sum's sensitivity max(|L|, |U|), and an exact count */
-	check(dp_sum_init_real(&s->sum, m->lower, m->upper, m->epsilon, 1), m);
+	st_check(dp_sum_init_real(&s->sum, m->lower, m->upper, m->epsilon, 1), m);
 	s->count = 0;
 	for (i = 0; i < n; i++)
 		if (x[i] == x[i])
@@ -91,7 +74,7 @@ half_count_prepare(const st_mech *m, const double *x, int n)
 
 	(void) x;
 	/* BROKEN: planned for twice the epsilon claimed, so half the scale */
-	check(dp_count_init(s, 1, 2.0 * m->epsilon, 1), m);
+	st_check(dp_count_init(s, 1, 2.0 * m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_int(s, 1);
 	return s;
@@ -105,18 +88,10 @@ scaled_count_prepare(const st_mech *m, const double *x, int n)
 
 	(void) x;
 	/* BROKEN: the scale is a fraction (m->upper) of the required one */
-	check(dp_count_init(s, 1, m->epsilon / m->upper, 1), m);
+	st_check(dp_count_init(s, 1, m->epsilon / m->upper, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_int(s, 1);
 	return s;
-}
-
-static bool
-int_release(const st_mech *m, void *state, dp_rng *rng, double *out)
-{
-	(void) m;
-	*out = (double) dp_sum_release_int(rng, (dp_sum *) state);
-	return true;
 }
 
 static void *
@@ -126,7 +101,7 @@ half_sum_prepare(const st_mech *m, const double *x, int n)
 	int			i;
 
 	/* BROKEN: planned for twice the epsilon claimed, so half the scale */
-	check(dp_sum_init_real(s, m->lower, m->upper, 2.0 * m->epsilon, 1), m);
+	st_check(dp_sum_init_real(s, m->lower, m->upper, 2.0 * m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_real(s, x[i]);
 	return s;
@@ -155,7 +130,7 @@ tau_prepare(const st_mech *m, const double *x, int n)
 	tau_state  *s = dp_mem_alloc(sizeof(tau_state));
 
 	(void) x;
-	check(dp_threshold_make(m->epsilon, m->delta_make, m->groups, &s->threshold), m);
+	st_check(dp_threshold_make(m->epsilon, m->delta_make, m->groups, &s->threshold), m);
 	/* BROKEN: tau of a Laplace count with half the scale actually drawn */
 	s->tau = dp_tau_continuous(dp_laplace_plan_scale(&s->threshold.count_plan) / 2.0,
 							   m->delta_make, m->groups);
@@ -189,7 +164,7 @@ nan_prepare(const st_mech *m, const double *x, int n)
 	nan_state  *s = dp_mem_alloc(sizeof(nan_state));
 	int			i;
 
-	check(dp_laplace_plan_make(fmax(fabs(m->lower), fabs(m->upper)), m->epsilon, 1,
+	st_check(dp_laplace_plan_make(fmax(fabs(m->lower), fabs(m->upper)), m->epsilon, 1,
 							   &s->plan), m);
 	s->sum = 0.0;
 	for (i = 0; i < n; i++)
@@ -229,7 +204,7 @@ base(const char *name, const char *what, double epsilon)
 	m.epsilon = epsilon;
 	m.control = true;
 	m.samples_scale = 1.0;
-	m.destroy = free_plain;
+	m.destroy = st_free_plain;
 	return m;
 }
 
@@ -254,7 +229,7 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 
 		m = base("half_scale_count", "count with Laplace of half the required scale", eps[e]);
 		m.prepare = half_count_prepare;
-		m.release = int_release;
+		m.release = st_int_release;
 		ADD(m);
 
 		m = base("half_scale_sum", "sum over [-0.25, 0.5] with Laplace of half the required scale", eps[e]);
@@ -284,14 +259,14 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 
 		m = base("count_scale_0.8", "count with Laplace of 80% of the required scale", 1.0);
 		m.prepare = scaled_count_prepare;
-		m.release = int_release;
+		m.release = st_int_release;
 		m.upper = 0.8;
 		ADD(m);
 		if (thorough)
 		{
 			m = base("count_scale_0.9", "count with Laplace of 90% of the required scale", 1.0);
 			m.prepare = scaled_count_prepare;
-			m.release = int_release;
+			m.release = st_int_release;
 			m.upper = 0.9;
 			ADD(m);
 		}

@@ -40,23 +40,6 @@
 
 #define VALUES_PER_UNIT 3		/* k of quantile_rows and count_distinct */
 
-static void
-check(dp_status status, const st_mech *m)
-{
-	char		message[256];
-
-	if (status == DP_OK)
-		return;
-	snprintf(message, sizeof(message), "%s: %s", m->name, dp_status_text(status));
-	dp_fail(message);
-}
-
-static void
-free_plain(void *state)
-{
-	dp_mem_free(state);
-}
-
 /* ---- Gaussian count (C_u = 1; m->upper: the factor on epsilon, 1 when correct) ---- */
 
 static void *
@@ -66,19 +49,11 @@ gaussian_count_prepare(const st_mech *m, const double *x, int n)
 	int			i;
 
 	(void) x;
-	check(dp_count_init(s, 1, m->epsilon * m->upper, 1), m);
-	check(dp_sum_use_gaussian(s, m->delta, 1), m);
+	st_check(dp_count_init(s, 1, m->epsilon * m->upper, 1), m);
+	st_check(dp_sum_use_gaussian(s, m->delta, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_int(s, 1);
 	return s;
-}
-
-static bool
-int_release(const st_mech *m, void *state, dp_rng *rng, double *out)
-{
-	(void) m;
-	*out = (double) dp_sum_release_int(rng, (dp_sum *) state);
-	return true;
 }
 
 /*
@@ -103,7 +78,7 @@ select_prepare(const st_mech *m, const double *x, int n)
 	double		epsilon = m->lower == 1.0 ? 2.0 * m->epsilon : m->epsilon;
 
 	(void) x;
-	check(dp_selection_make(mechanism, epsilon, m->delta, 1, counted, &s->sel), m);
+	st_check(dp_selection_make(mechanism, epsilon, m->delta, 1, counted, &s->sel), m);
 	if (m->lower == 2.0)		/* BROKEN: one unit of noise above 1 passes */
 		s->sel.tau_units = 2 * s->sel.units_one;
 	if (m->lower == 3.0)		/* BROKEN: tau halfway */
@@ -143,8 +118,8 @@ avg_select_prepare(const st_mech *m, const double *x, int n)
 	avg_select_state *s = dp_mem_alloc(sizeof(avg_select_state));
 	int			i;
 
-	check(dp_mean_init(&s->mean, -0.25, 0.5, m->epsilon, 1), m);
-	check(dp_mean_select(&s->mean, &s->sel, DP_SELECT_OPTIMAL, m->delta, 1), m);
+	st_check(dp_mean_init(&s->mean, -0.25, 0.5, m->epsilon, 1), m);
+	st_check(dp_mean_select(&s->mean, &s->sel, DP_SELECT_OPTIMAL, m->delta, 1), m);
 	for (i = 0; i < n; i++)
 		dp_mean_add(&s->mean, x[i]);
 	s->n = n;
@@ -170,7 +145,7 @@ quantile_rows_prepare(const st_mech *m, const double *x, int n)
 	dp_quantile *q = dp_mem_alloc(sizeof(dp_quantile));
 	int			i;
 
-	check(dp_quantile_init(q, -1.0, 1.0, m->epsilon, (uint32_t) m->upper), m);
+	st_check(dp_quantile_init(q, -1.0, 1.0, m->epsilon, (uint32_t) m->upper), m);
 	for (i = 0; i < n; i++)
 	{
 		/* NaN stays NaN (the glue drops NULL, the tree refuses NaN) */
@@ -186,13 +161,6 @@ quantile_rows_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 {
 	*out = dp_quantile_release_rows(rng, (dp_quantile *) state, m->percentile);
 	return true;
-}
-
-static void
-quantile_rows_destroy(void *state)
-{
-	dp_quantile_free((dp_quantile *) state);
-	dp_mem_free(state);
 }
 
 /*
@@ -224,7 +192,7 @@ distinct_prepare(const st_mech *m, const double *x, int n)
 	int			i;
 	int			j;
 
-	check(dp_laplace_plan_make(m->upper, m->epsilon, 1, &s->plan), m);
+	st_check(dp_laplace_plan_make(m->upper, m->epsilon, 1, &s->plan), m);
 	for (i = 0; i < n; i++)
 		for (j = 0; j < VALUES_PER_UNIT; j++)
 		{
@@ -266,7 +234,7 @@ base(const char *name, const char *what, double epsilon, bool control)
 	m.epsilon = epsilon;
 	m.control = control;
 	m.samples_scale = 1.0;
-	m.destroy = free_plain;
+	m.destroy = st_free_plain;
 	return m;
 }
 
@@ -279,7 +247,7 @@ gaussian_count(double epsilon, bool broken)
 						 epsilon, broken);
 
 	m.prepare = gaussian_count_prepare;
-	m.release = int_release;
+	m.release = st_int_release;
 	m.upper = broken ? 4.0 : 1.0;
 	m.delta = 1e-3;
 	return m;
@@ -311,7 +279,7 @@ quantile_rows(double epsilon, bool broken)
 
 	m.prepare = quantile_rows_prepare;
 	m.release = quantile_rows_release;
-	m.destroy = quantile_rows_destroy;
+	m.destroy = st_quantile_destroy;
 	m.percentile = 0.5;
 	m.upper = broken ? 1.0 : (double) VALUES_PER_UNIT;
 	/* a release draws from 65536 leaves exactly: ~1 ms */

@@ -42,8 +42,8 @@ alloc_state(size_t size)
 	return dp_mem_alloc(size);
 }
 
-static void
-check(dp_status status, const st_mech *m)
+void
+st_check(dp_status status, const st_mech *m)
 {
 	char		message[256];
 
@@ -53,10 +53,19 @@ check(dp_status status, const st_mech *m)
 	dp_fail(message);
 }
 
-static void
-free_plain(void *state)
+void
+st_free_plain(void *state)
 {
 	dp_mem_free(state);
+}
+
+/* a dp_sum released as an integer (the glue saturates to int64; values here are tiny) */
+bool
+st_int_release(const st_mech *m, void *state, dp_rng *rng, double *out)
+{
+	(void) m;
+	*out = (double) dp_sum_release_int(rng, (dp_sum *) state);
+	return true;
 }
 
 /* ---- ANON_COUNT(*): every record counts 1 (per-unit counts clamped to [0, 1]) ---- */
@@ -68,7 +77,7 @@ count_prepare(const st_mech *m, const double *x, int n)
 	int			i;
 
 	(void) x;
-	check(dp_count_init(s, 1, m->epsilon, 1), m);
+	st_check(dp_count_init(s, 1, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_int(s, 1);
 	return s;
@@ -82,7 +91,7 @@ count_bounded_prepare(const st_mech *m, const double *x, int n)
 	dp_sum	   *s = alloc_state(sizeof(dp_sum));
 	int			i;
 
-	check(dp_count_init(s, (int64_t) m->upper, m->epsilon, 1), m);
+	st_check(dp_count_init(s, (int64_t) m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 	{
 		int64_t		k;
@@ -101,7 +110,7 @@ sum_int_prepare(const st_mech *m, const double *x, int n)
 	dp_sum	   *s = alloc_state(sizeof(dp_sum));
 	int			i;
 
-	check(dp_sum_init_int(s, (int64_t) m->lower, (int64_t) m->upper, m->epsilon, 1), m);
+	st_check(dp_sum_init_int(s, (int64_t) m->lower, (int64_t) m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 	{
 		int64_t		k;
@@ -112,15 +121,6 @@ sum_int_prepare(const st_mech *m, const double *x, int n)
 	return s;
 }
 
-static bool
-sum_int_release(const st_mech *m, void *state, dp_rng *rng, double *out)
-{
-	(void) m;
-	/* the glue saturates to int64; the values here are tiny */
-	*out = (double) dp_sum_release_int(rng, (dp_sum *) state);
-	return true;
-}
-
 /* ---- ANON_SUM over a float8 column ---- */
 
 static void *
@@ -129,7 +129,7 @@ sum_real_prepare(const st_mech *m, const double *x, int n)
 	dp_sum	   *s = alloc_state(sizeof(dp_sum));
 	int			i;
 
-	check(dp_sum_init_real(s, m->lower, m->upper, m->epsilon, 1), m);
+	st_check(dp_sum_init_real(s, m->lower, m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_real(s, x[i]);
 	return s;
@@ -151,7 +151,7 @@ mean_prepare(const st_mech *m, const double *x, int n)
 	dp_mean    *s = alloc_state(sizeof(dp_mean));
 	int			i;
 
-	check(dp_mean_init(s, m->lower, m->upper, m->epsilon, 1), m);
+	st_check(dp_mean_init(s, m->lower, m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_mean_add(s, x[i]);
 	return s;
@@ -173,7 +173,7 @@ variance_prepare(const st_mech *m, const double *x, int n)
 	dp_variance *s = alloc_state(sizeof(dp_variance));
 	int			i;
 
-	check(dp_variance_init(s, m->lower, m->upper, m->epsilon, 1), m);
+	st_check(dp_variance_init(s, m->lower, m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_variance_add(s, x[i]);
 	return s;
@@ -204,7 +204,7 @@ quantile_prepare(const st_mech *m, const double *x, int n)
 	dp_quantile *q = alloc_state(sizeof(dp_quantile));
 	int			i;
 
-	check(dp_quantile_init(q, m->lower, m->upper, m->epsilon, 1), m);
+	st_check(dp_quantile_init(q, m->lower, m->upper, m->epsilon, 1), m);
 	for (i = 0; i < n; i++)
 		dp_quantile_add(q, x[i]);
 	return q;
@@ -217,8 +217,8 @@ quantile_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 	return true;
 }
 
-static void
-quantile_destroy(void *state)
+void
+st_quantile_destroy(void *state)
 {
 	dp_quantile_free((dp_quantile *) state);
 	dp_mem_free(state);
@@ -244,7 +244,7 @@ partition_prepare(const st_mech *m, const double *x, int n)
 	partition_state *s = alloc_state(sizeof(partition_state));
 
 	(void) x;
-	check(dp_threshold_make(m->epsilon, m->delta_make, m->groups, &s->threshold), m);
+	st_check(dp_threshold_make(m->epsilon, m->delta_make, m->groups, &s->threshold), m);
 	s->units = (uint64_t) n;
 	return s;
 }
@@ -268,8 +268,8 @@ gaussian_prepare(const st_mech *m, const double *x, int n)
 	dp_sum	   *s = alloc_state(sizeof(dp_sum));
 	int			i;
 
-	check(dp_sum_init_real(s, m->lower, m->upper, m->epsilon / (double) m->groups, 1), m);
-	check(dp_sum_use_gaussian(s, m->delta, m->groups), m);
+	st_check(dp_sum_init_real(s, m->lower, m->upper, m->epsilon / (double) m->groups, 1), m);
+	st_check(dp_sum_use_gaussian(s, m->delta, m->groups), m);
 	for (i = 0; i < n; i++)
 		dp_sum_add_real(s, x[i]);
 	return s;
@@ -287,8 +287,8 @@ base(const char *name, const char *what, double epsilon)
 	m.epsilon = epsilon;
 	m.delta = 0.0;
 	m.samples_scale = 1.0;
-	m.destroy = free_plain;
-	m.release = sum_int_release;
+	m.destroy = st_free_plain;
+	m.release = st_int_release;
 	return m;
 }
 
@@ -354,7 +354,7 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		m = base("median", "ANON_MEDIAN: dp_quantile p = 0.5 over [-1, 1]", eps[e]);
 		m.prepare = quantile_prepare;
 		m.release = quantile_release;
-		m.destroy = quantile_destroy;
+		m.destroy = st_quantile_destroy;
 		m.lower = -1.0;
 		m.upper = 1.0;
 		m.percentile = 0.5;
@@ -378,7 +378,7 @@ st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 		m = base("ntile90", "ANON_NTILE(x, 0.9): dp_quantile p = 0.9 over [-1, 1]", 1.0);
 		m.prepare = quantile_prepare;
 		m.release = quantile_release;
-		m.destroy = quantile_destroy;
+		m.destroy = st_quantile_destroy;
 		m.lower = -1.0;
 		m.upper = 1.0;
 		m.percentile = 0.9;
