@@ -43,6 +43,7 @@ typedef enum anon_dp_emitted
 	EMIT_CANONICAL_FLOAT4,
 	EMIT_CANONICAL_INTERVAL,
 	EMIT_CANONICAL_BPCHAR,
+	EMIT_INTERVAL_OF,			/* anon_dp_interval_of: an ANON_*_CI interval */
 	EMIT_COUNT_
 } anon_dp_emitted;
 
