@@ -691,6 +691,24 @@ AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
 CREATE VIEW anon_dp_budget AS SELECT * FROM anon_dp_budget_status();
 GRANT SELECT ON anon_dp_budget TO PUBLIC;
 
+-- anon_dp_explain(query): what each release of an anonymization query adds
+-- as noise and what running the query charges, from its analysis alone (it is
+-- neither planned nor run, and charges nothing); anon_dp_epsilon_for(query,
+-- half_width): the anon_dp.epsilon at which each release's 95 % half-width is
+-- at most half_width (doc/functions.md)
+CREATE FUNCTION anon_dp_explain(query text,
+    OUT level int, OUT release int, OUT function text, OUT epsilon float8, OUT delta float8,
+    OUT mechanism text, OUT noise_scale float8, OUT half_width float8,
+    OUT selection text, OUT tau float8, OUT users_for_50 float8, OUT users_for_95 float8,
+    OUT charge_epsilon float8, OUT charge_delta float8, OUT note text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL UNSAFE;
+CREATE FUNCTION anon_dp_epsilon_for(query text, half_width float8,
+    OUT level int, OUT release int, OUT function text, OUT half_width_now float8,
+    OUT epsilon float8, OUT half_width float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL UNSAFE;
+
 --------------------------------------------------------------------------
 -- anon_dp_canonical_key(key): one written form for equal GROUP BY keys of
 -- the types whose equality is not equality of the stored value (numeric

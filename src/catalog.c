@@ -51,7 +51,9 @@ typedef struct function_entry
 static const char *const analyst_functions[] = {
 	"anon_dp_access_level",
 	"anon_dp_budget_status",
+	"anon_dp_epsilon_for",
 	"anon_dp_epsilon_share",
+	"anon_dp_explain",
 	"anon_dp_tau",
 	"anon_dp_tau_continuous",
 	"anon_dp_random",
