@@ -389,6 +389,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 }
 
 Oid
+anon_dp_interval_type(void)
+{
+	if (!OidIsValid(anon_dp_extension()))
+		return InvalidOid;
+	return get_func_rettype(anon_dp_emitted_function(EMIT_INTERVAL_OF));
+}
+
+Oid
 anon_dp_kind_aggregate(const anon_kind *kind)
 {
 	return require_function(installed_cache()->kind_aggregates[kind - anon_kinds], kind->name);

@@ -53,6 +53,12 @@ extern Oid	anon_dp_extension(void);
 /* The schema of the extension's objects (ERROR when not installed). */
 extern const char *anon_dp_schema(void);
 
+/*
+ * The result type of the ANON_*_CI forms, anon_dp_interval (value, lower,
+ * upper double precision), or InvalidOid when the extension is not installed.
+ */
+extern Oid	anon_dp_interval_type(void);
+
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
 
