@@ -141,3 +141,8 @@ SELECT e.* FROM ex_days d, LATERAL anon_dp_explain('SELECT ANON_COUNT(*) FROM ex
 SELECT ANON_COUNT(*) FROM ex_visits v WHERE EXISTS (SELECT 1 FROM anon_dp_explain(v.secs::text));
 SELECT spent_epsilon, spent_delta, releases FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
+
+-- clean up
+DEALLOCATE ex_p;
+DROP OWNED BY ex_analyst;
+DROP ROLE ex_analyst;

@@ -85,6 +85,7 @@ FROM anon_dp_explain('SELECT g, ANON_COUNT_CI(*) FROM ci_visits GROUP BY g');
 SELECT release, function, selection LIKE '%noisy count of ANON_COUNT%' AS reused
 FROM anon_dp_explain('SELECT g, ANON_COUNT(*) FROM ci_visits GROUP BY g');
 -- ci_explain_plan: the CI aggregate is rewritten like its plain form
+SET compute_query_id = off;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT ANON_SUM_CI(x, 0, 10) FROM ci_visits;
 
 -- ==== refusals ====
@@ -181,3 +182,7 @@ FROM ci_gauss l JOIN ci_truth2 t USING (g);
 RESET anon_dp.noise;
 RESET anon_dp.max_groups_contributed;
 RESET anon_dp.epsilon;
+
+-- clean up
+DROP TABLE ci_visits, ci_keys, ci_rows, ci_truth, ci_rows2, ci_truth2;
+DROP ROLE ci_analyst;
