@@ -142,7 +142,7 @@ CREATE FUNCTION anon_dp_interval_of(float8, float8, bool) RETURNS anon_dp_interv
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- dp_avg_ci(value, lower, upper, epsilon, contributions) -> dp_avg with its interval
 CREATE FUNCTION dp_avg_ci_final(internal, float8, float8, float8, float8, int4)
-RETURNS anon_dp_interval AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+RETURNS anon_dp_interval AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg_ci(float8, float8, float8, float8, int4) (
     SFUNC = dp_avg_transfn, STYPE = internal, SSPACE = 256,
     COMBINEFUNC = dp_avg_combine,

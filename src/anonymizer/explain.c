@@ -179,9 +179,10 @@ explain_level(anon_plan *plan, int number)
 	foreach(lc, plan->releases)
 	{
 		anon_release *release = (anon_release *) lfirst(lc);
+		release_explanation *r = explain_release(plan, release, foreach_current_index(lc) + 1);
 
-		l->releases = lappend(l->releases,
-							  explain_release(plan, release, foreach_current_index(lc) + 1));
+		r->level = l;
+		l->releases = lappend(l->releases, r);
 		per_partition += release->epsilon;
 		l->charge_delta += release->delta;
 	}
@@ -199,4 +200,15 @@ explain_anonymization(const char *query_text)
 		levels = lappend(levels, explain_level((anon_plan *) lfirst(lc),
 											   list_length(levels) + 1));
 	return levels;
+}
+
+List *
+explained_releases(List *levels)
+{
+	List	   *releases = NIL;
+	ListCell   *lc;
+
+	foreach(lc, levels)
+		releases = list_concat(releases, ((level_explanation *) lfirst(lc))->releases);
+	return releases;
 }

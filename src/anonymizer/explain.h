@@ -8,9 +8,12 @@
 
 #include "nodes/pg_list.h"
 
+struct level_explanation;
+
 /* One release of an anonymization level. */
 typedef struct release_explanation
 {
+	struct level_explanation *level;	/* its level */
 	int			number;			/* 1, 2, ... in the order of the select list */
 	char	   *function;		/* "ANON_SUM(x, 0, 10)" */
 	double		epsilon;		/* its share, per partition */
@@ -41,5 +44,8 @@ typedef struct level_explanation
  * the statement's own, as if it had been sent.
  */
 extern List *explain_anonymization(const char *query_text);
+
+/* The releases of those levels, in order (release_explanation *). */
+extern List *explained_releases(List *levels);
 
 #endif							/* ANON_DP_EXPLAIN_H */

@@ -64,37 +64,32 @@ anon_dp_explain(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	List	   *levels = explain_anonymization(query_argument(fcinfo, "anon_dp_explain"));
-	ListCell   *ll;
+	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	foreach(ll, levels)
+	foreach(lc, explained_releases(levels))
 	{
-		level_explanation *l = (level_explanation *) lfirst(ll);
-		ListCell   *lr;
+		release_explanation *r = (release_explanation *) lfirst(lc);
+		level_explanation *l = r->level;
+		Datum		v[EXPLAIN_COLUMNS];
+		bool		n[EXPLAIN_COLUMNS] = {0};
 
-		foreach(lr, l->releases)
-		{
-			release_explanation *r = (release_explanation *) lfirst(lr);
-			Datum		v[EXPLAIN_COLUMNS];
-			bool		n[EXPLAIN_COLUMNS] = {0};
-
-			v[0] = Int32GetDatum(l->number);
-			v[1] = Int32GetDatum(r->number);
-			v[2] = CStringGetTextDatum(r->function);
-			v[3] = Float8GetDatum(r->epsilon);
-			v[4] = Float8GetDatum(r->delta);
-			v[5] = CStringGetTextDatum(r->mechanism);
-			v[6] = float8_or_null(r->scale, &n[6]);
-			v[7] = float8_or_null(r->half_width, &n[7]);
-			v[8] = CStringGetTextDatum(l->selection);
-			v[9] = float8_or_null(l->tau, &n[9]);
-			v[10] = float8_or_null(l->users_for_half, &n[10]);
-			v[11] = float8_or_null(l->users_for_95, &n[11]);
-			v[12] = Float8GetDatum(l->charge_epsilon);
-			v[13] = Float8GetDatum(l->charge_delta);
-			v[14] = text_or_null(r->note, &n[14]);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
-		}
+		v[0] = Int32GetDatum(l->number);
+		v[1] = Int32GetDatum(r->number);
+		v[2] = CStringGetTextDatum(r->function);
+		v[3] = Float8GetDatum(r->epsilon);
+		v[4] = Float8GetDatum(r->delta);
+		v[5] = CStringGetTextDatum(r->mechanism);
+		v[6] = float8_or_null(r->scale, &n[6]);
+		v[7] = float8_or_null(r->half_width, &n[7]);
+		v[8] = CStringGetTextDatum(l->selection);
+		v[9] = float8_or_null(l->tau, &n[9]);
+		v[10] = float8_or_null(l->users_for_half, &n[10]);
+		v[11] = float8_or_null(l->users_for_95, &n[11]);
+		v[12] = Float8GetDatum(l->charge_epsilon);
+		v[13] = Float8GetDatum(l->charge_delta);
+		v[14] = text_or_null(r->note, &n[14]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	return (Datum) 0;
 }
@@ -172,7 +167,7 @@ anon_dp_epsilon_for(PG_FUNCTION_ARGS)
 	char	   *query = query_argument(fcinfo, "anon_dp_epsilon_for");
 	double		wanted = PG_ARGISNULL(1) ? -1.0 : PG_GETARG_FLOAT8(1);
 	List	   *levels;
-	ListCell   *ll;
+	ListCell   *lc;
 
 	if (!(wanted > 0.0 && isfinite(wanted)))
 		ereport(ERROR,
@@ -181,31 +176,24 @@ anon_dp_epsilon_for(PG_FUNCTION_ARGS)
 				 errhint("Pass the largest 95 %% half-width you accept, in the units of the released value, for example 10.")));
 	levels = explain_anonymization(query);
 	InitMaterializedSRF(fcinfo, 0);
-	foreach(ll, levels)
+	foreach(lc, explained_releases(levels))
 	{
-		level_explanation *l = (level_explanation *) lfirst(ll);
-		ListCell   *lr;
+		release_explanation *r = (release_explanation *) lfirst(lc);
+		int			level = r->level->number - 1;
+		Datum		v[EPSILON_FOR_COLUMNS];
+		bool		n[EPSILON_FOR_COLUMNS] = {0};
+		double		epsilon = epsilon_for(query, level, r->number - 1, anon_dp_epsilon,
+										  r->half_width, wanted);
 
-		foreach(lr, l->releases)
-		{
-			release_explanation *r = (release_explanation *) lfirst(lr);
-			Datum		v[EPSILON_FOR_COLUMNS];
-			bool		n[EPSILON_FOR_COLUMNS] = {0};
-			double		epsilon = epsilon_for(query, foreach_current_index(ll),
-											  foreach_current_index(lr), anon_dp_epsilon,
-											  r->half_width, wanted);
-
-			v[0] = Int32GetDatum(l->number);
-			v[1] = Int32GetDatum(r->number);
-			v[2] = CStringGetTextDatum(r->function);
-			v[3] = float8_or_null(r->half_width, &n[3]);
-			v[4] = float8_or_null(epsilon, &n[4]);
-			n[5] = isnan(epsilon) || isinf(epsilon);
-			v[5] = n[5] ? (Datum) 0 :
-				Float8GetDatum(half_width_at(query, epsilon, foreach_current_index(ll),
-											 foreach_current_index(lr)));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
-		}
+		v[0] = Int32GetDatum(r->level->number);
+		v[1] = Int32GetDatum(r->number);
+		v[2] = CStringGetTextDatum(r->function);
+		v[3] = float8_or_null(r->half_width, &n[3]);
+		v[4] = float8_or_null(epsilon, &n[4]);
+		n[5] = isnan(epsilon) || isinf(epsilon);
+		v[5] = n[5] ? (Datum) 0 :
+			Float8GetDatum(half_width_at(query, epsilon, level, r->number - 1));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	return (Datum) 0;
 }

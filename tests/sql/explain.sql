@@ -146,3 +146,5 @@ RESET SESSION AUTHORIZATION;
 DEALLOCATE ex_p;
 DROP OWNED BY ex_analyst;
 DROP ROLE ex_analyst;
+DROP TABLE ex_visits, ex_days, ex_many;
+DROP FUNCTION ex_show(text);
