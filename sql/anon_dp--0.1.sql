@@ -137,8 +137,8 @@ CREATE AGGREGATE dp_avg(float8, float8, float8, float8, int4) (
 -- (noise only; doc/functions.md, the ANON_*_CI forms)
 CREATE TYPE anon_dp_interval AS (value double precision, lower double precision,
                                  upper double precision);
--- anon_dp_interval_of(value, half_width, non_negative): (value, value - h, value + h)
-CREATE FUNCTION anon_dp_interval_of(float8, float8, bool) RETURNS anon_dp_interval
+-- anon_dp_interval_of(value, half_width, non_negative, integer): (value, value - h, value + h)
+CREATE FUNCTION anon_dp_interval_of(float8, float8, bool, bool) RETURNS anon_dp_interval
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- dp_avg_ci(value, lower, upper, epsilon, contributions) -> dp_avg with its interval
 CREATE FUNCTION dp_avg_ci_final(internal, float8, float8, float8, float8, int4)

@@ -94,7 +94,7 @@ static const struct
 	[EMIT_CANONICAL_FLOAT4] = {"anon_dp_canonical_key", 1, {FLOAT4OID}},
 	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
 	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
-	[EMIT_INTERVAL_OF] = {"anon_dp_interval_of", 3, {FLOAT8OID, FLOAT8OID, BOOLOID}},
+	[EMIT_INTERVAL_OF] = {"anon_dp_interval_of", 4, {FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
 };
 
 typedef struct catalog_cache

@@ -48,7 +48,7 @@ release_noise(anon_plan *plan, anon_release *release)
 
 /*
  * An ANON_*_CI release with additive noise, as the query sees it:
- *   anon_dp_interval_of(release::float8, half-width, non-negative)
+ *   anon_dp_interval_of(release::float8, half-width, non-negative, integer)
  * a post-processing of the released value and of query constants.
  */
 Expr *
@@ -56,6 +56,7 @@ released_interval(anon_plan *plan, anon_release *release, Var *column)
 {
 	anon_block_noise noise = release_noise(plan, release);
 	double		half_width = noise.half_width;
+	bool		integer = column->vartype == INT8OID || column->vartype == INT4OID;
 
 	if (release->kind->interval != INTERVAL_ADDITIVE || isnan(half_width))
 		elog(ERROR, "anonymization query: %s has no additive interval", release->kind->display);
@@ -65,10 +66,11 @@ released_interval(anon_plan *plan, anon_release *release, Var *column)
 	 * true value is an integer: |noise| <= h gives |released - true| <=
 	 * round(h) <= ceil(h).
 	 */
-	if (column->vartype == INT8OID || column->vartype == INT4OID)
+	if (integer)
 		half_width = ceil(half_width);
 	return call_function(anon_dp_emitted_function(EMIT_INTERVAL_OF),
-						 list_make3(cast_to((Expr *) copyObject(column), FLOAT8OID),
+						 list_make4(cast_to((Expr *) copyObject(column), FLOAT8OID),
 									float8_const(half_width),
-									bool_const(release->kind->non_negative)));
+									bool_const(release->kind->non_negative),
+									bool_const(integer)));
 }

@@ -1,12 +1,12 @@
 /*
  * intervals.c -- the anon_dp_interval composite of the ANON_*_CI forms.
  *
- * anon_dp_interval_of(value, half_width, non_negative) is what the rewrite
- * writes for a release with additive noise (src/anonymizer/release_noise.c):
- * (value, value - h, value + h), widened by the rounding of the released
- * value to double or to numeric's 15 digits, each clamped at 0 for a count (the true
- * count is never negative, so the clamped interval covers it whenever the
- * unclamped one does).  dp_avg_ci (noisy_aggregates.c) builds its interval
+ * anon_dp_interval_of(value, half_width, non_negative, integer) is what the
+ * rewrite writes for a release with additive noise
+ * (src/anonymizer/release_noise.c): (value, value - h, value + h), widened
+ * by the rounding of a released value that is not an integer, each clamped
+ * at 0 for a count (the true count is never negative, so the clamped
+ * interval covers it whenever the unclamped one does).  dp_avg_ci (noisy_aggregates.c) builds its interval
  * in its final function, where the noisy count is known.
  */
 #include "postgres.h"
@@ -36,7 +36,12 @@ anon_dp_interval_datum(FunctionCallInfo fcinfo, double value, double lower, doub
 	return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 }
 
-/* (value, value - h, value + h), widened outwards, clamped at 0 for counts */
+/*
+ * (value, value - h, value + h), clamped at 0 for counts.  An integer
+ * release (a count, an int or bigint sum) is exact in double precision up to
+ * 2^53, and so are its ends; any other release was rounded to double (or to
+ * numeric's 15 digits), and its ends are widened by that rounding.
+ */
 PG_FUNCTION_INFO_V1(anon_dp_interval_of);
 Datum
 anon_dp_interval_of(PG_FUNCTION_ARGS)
@@ -44,17 +49,21 @@ anon_dp_interval_of(PG_FUNCTION_ARGS)
 	double		value = PG_GETARG_FLOAT8(0);
 	double		h = PG_GETARG_FLOAT8(1);
 	bool		non_negative = PG_GETARG_BOOL(2);
-	/* the release may have been rounded to 15 digits (numeric) or to double */
-	double		margin = fabs(value) * 0x1p-45;
-	double		lower = nextafter(value - h - margin, -INFINITY);
-	double		upper = nextafter(value + h + margin, INFINITY);
+	bool		integer = PG_GETARG_BOOL(3);
+	double		lower = value - h;
+	double		upper = value + h;
 
 	if (!(h >= 0.0) || isnan(value))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid half-width for anon_dp_interval_of: must be a number of at least 0")));
-	if (h == 0.0)
-		lower = upper = value;
+	if (!integer || fabs(value) + h >= 0x1p53)
+	{
+		double		margin = fabs(value) * 0x1p-45;
+
+		lower = nextafter(value - h - margin, -INFINITY);
+		upper = nextafter(value + h + margin, INFINITY);
+	}
 	if (non_negative)
 	{
 		value = Max(value, 0.0);
