@@ -769,13 +769,15 @@ anon_dp_block_noise(const char *block, List *args, const char *function)
 	}
 	if (strcmp(block, "dp_avg_select") == 0)
 	{
+		/* as dp_avg_select plans it: the selection on the mean's count (epsilon / 2) */
+		selection_params p = read_selection(args, 3, true, function);
 		dp_mean		m;
-		dp_selection sel = selection_of(args, 3, function);
+		dp_selection sel;
 
 		check_init(dp_mean_init(&m, double_argument(args, 1, function, "lower bound"),
 								double_argument(args, 2, function, "upper bound"),
-								sel.epsilon, 1), function);
-		m.count_plan = sel.count_plan;
+								p.epsilon, 1), function);
+		check_init(dp_mean_select(&m, &sel, p.mechanism, p.delta, p.max_groups), function);
 		return noise_of_mean(&m);
 	}
 	if (strcmp(block, "dp_count_distinct") == 0)

@@ -46,6 +46,10 @@ FROM anon_dp_explain('SELECT day, ANON_SUM(pages, 0, 8) FROM ex_visits GROUP BY 
 RESET anon_dp.reuse_counts;
 -- explain_reused_count: the selection reads ANON_COUNT's noisy count
 SELECT * FROM ex_show('SELECT day, ANON_COUNT(*) FROM ex_visits GROUP BY day');
+-- explain_mean_selects: ANON_AVG's count (epsilon / 2 of its share 1) selects:
+-- count b = 2, sum of values centred in [0, 600] b = 300 / 0.5 = 600
+SELECT release, function, selection, round(tau::numeric, 4) AS tau, note
+FROM anon_dp_explain('SELECT day, ANON_AVG(secs, 0, 600) FROM ex_visits GROUP BY day');
 RESET anon_dp.partition_selection;
 -- explain_optimal: auto chooses; the numbers follow the choice
 SELECT * FROM ex_show('SELECT day, ANON_COUNT(*), ANON_SUM(pages, 0, 8) FROM ex_visits GROUP BY day');
