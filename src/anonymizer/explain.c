@@ -30,13 +30,38 @@
 #include "dp/dp_interval.h"
 #include "dp_errors.h"
 
+/*
+ * An error in the analysed text points into that text (as PL/pgSQL's and
+ * SPI's do), not into the statement that called anon_dp_explain.
+ */
+static void
+analysed_text_context(void *arg)
+{
+	int			position = geterrposition();
+
+	if (position > 0)
+	{
+		errposition(0);
+		internalerrposition(position);
+		internalerrquery((const char *) arg);
+	}
+	else
+		errcontext("query analysed by anon_dp_explain");
+}
+
 /* The plans of the one statement analysed; refuses anything but one SELECT. */
 static List *
 analysed_plans(const char *query_text)
 {
-	List	   *raw = raw_parser(query_text, RAW_PARSE_DEFAULT);
+	ErrorContextCallback context = {error_context_stack, analysed_text_context,
+	(void *) query_text};
+	List	   *raw;
 	List	   *plans = NIL;
 	RawStmt    *stmt;
+
+	error_context_stack = &context;
+	raw = raw_parser(query_text, RAW_PARSE_DEFAULT);
+	error_context_stack = context.previous;
 
 	if (list_length(raw) != 1 || !IsA(((RawStmt *) linitial(raw))->stmt, SelectStmt))
 		ereport(ERROR,
@@ -47,10 +72,13 @@ analysed_plans(const char *query_text)
 	anonymizer_collect_plans(&plans);
 	PG_TRY();
 	{
+		/* inside: PG_END_TRY restores the stack PG_TRY saw */
+		error_context_stack = &context;
 		(void) parse_analyze_fixedparams(stmt, query_text, NULL, 0, NULL);
 	}
 	PG_FINALLY();
 	{
+		error_context_stack = context.previous;
 		anonymizer_collect_plans(NULL);
 	}
 	PG_END_TRY();
