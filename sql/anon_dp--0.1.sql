@@ -133,6 +133,22 @@ CREATE AGGREGATE dp_avg(float8, float8, float8, float8, int4) (
     SERIALFUNC = dp_avg_serialize, DESERIALFUNC = dp_avg_deserialize,
     FINALFUNC = dp_avg_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
+-- anon_dp_interval: a released value with its 95 % confidence interval
+-- (noise only; doc/functions.md, the ANON_*_CI forms)
+CREATE TYPE anon_dp_interval AS (value double precision, lower double precision,
+                                 upper double precision);
+-- anon_dp_interval_of(value, half_width, non_negative, integer): (value, value - h, value + h)
+CREATE FUNCTION anon_dp_interval_of(float8, float8, bool, bool) RETURNS anon_dp_interval
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- dp_avg_ci(value, lower, upper, epsilon, contributions) -> dp_avg with its interval
+CREATE FUNCTION dp_avg_ci_final(internal, float8, float8, float8, float8, int4)
+RETURNS anon_dp_interval AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_avg_ci(float8, float8, float8, float8, int4) (
+    SFUNC = dp_avg_transfn, STYPE = internal, SSPACE = 256,
+    COMBINEFUNC = dp_avg_combine,
+    SERIALFUNC = dp_avg_serialize, DESERIALFUNC = dp_avg_deserialize,
+    FINALFUNC = dp_avg_ci_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
 -- dp_var / dp_stddev(value, lower, upper, epsilon, contributions) -> float8
 CREATE FUNCTION dp_var_transfn(internal, float8, float8, float8, float8, int4) RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -391,6 +407,35 @@ CREATE AGGREGATE anon_ntile(float8, float8, float8, float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 
+-- ANON_COUNT_CI, ANON_SUM_CI, ANON_AVG_CI: the value with its 95 % interval,
+-- an anon_dp_interval (value, lower, upper)
+CREATE FUNCTION anon_dp_requires_rewrite_interval(internal) RETURNS anon_dp_interval
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE anon_count_ci(*) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_count_ci("any") (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_count_ci("any", int8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci(int4, int4, int4) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci(int8, int8, int8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci(numeric, numeric, numeric) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_ci(float8, float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+
 -- Calls that lack their bounds (ANON_SUM(x), ANON_AVG(x, 0), ANON_NTILE(x, 0.5)):
 -- declared only so that the rewriter refuses them with the full signature in
 -- its hint, where PostgreSQL would say "function does not exist"
@@ -435,6 +480,30 @@ CREATE AGGREGATE anon_ntile("any", "any") (SFUNC = anon_dp_requires_rewrite_inco
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 CREATE AGGREGATE anon_ntile("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_ci("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_ci("any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_ci("any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+-- ANON_*_CI forms without an interval: declared only so that the rewriter
+-- refuses them saying so (quantiles, extremes, variance: doc/functions.md)
+CREATE FUNCTION anon_dp_requires_rewrite_incomplete(internal, "any", "any", "any", "any") RETURNS internal
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE anon_var_ci("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev_ci("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_min_ci("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_max_ci("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_median_ci("any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile_ci("any", "any", "any", "any") (SFUNC = anon_dp_requires_rewrite_incomplete, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_interval, PARALLEL = SAFE);
 
 -- SSPACE of the dp_* aggregates above: their states are fixed-size structs
 -- of a few hundred bytes; without it the planner assumes 8 kB per partition
@@ -621,6 +690,24 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
 CREATE VIEW anon_dp_budget AS SELECT * FROM anon_dp_budget_status();
 GRANT SELECT ON anon_dp_budget TO PUBLIC;
+
+-- anon_dp_explain(query): what each release of an anonymization query adds
+-- as noise and what running the query charges, from its analysis alone (it is
+-- neither planned nor run, and charges nothing); anon_dp_epsilon_for(query,
+-- half_width): the anon_dp.epsilon at which each release's 95 % half-width is
+-- at most half_width (doc/functions.md)
+CREATE FUNCTION anon_dp_explain(query text,
+    OUT level int, OUT release int, OUT function text, OUT epsilon float8, OUT delta float8,
+    OUT mechanism text, OUT noise_scale float8, OUT half_width float8,
+    OUT selection text, OUT tau float8, OUT users_for_50 float8, OUT users_for_95 float8,
+    OUT charge_epsilon float8, OUT charge_delta float8, OUT note text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL UNSAFE;
+CREATE FUNCTION anon_dp_epsilon_for(query text, half_width float8,
+    OUT level int, OUT release int, OUT function text, OUT half_width_now float8,
+    OUT epsilon float8, OUT half_width float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE PARALLEL UNSAFE;
 
 --------------------------------------------------------------------------
 -- anon_dp_canonical_key(key): one written form for equal GROUP BY keys of

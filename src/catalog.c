@@ -51,7 +51,9 @@ typedef struct function_entry
 static const char *const analyst_functions[] = {
 	"anon_dp_access_level",
 	"anon_dp_budget_status",
+	"anon_dp_epsilon_for",
 	"anon_dp_epsilon_share",
+	"anon_dp_explain",
 	"anon_dp_tau",
 	"anon_dp_tau_continuous",
 	"anon_dp_random",
@@ -92,6 +94,7 @@ static const struct
 	[EMIT_CANONICAL_FLOAT4] = {"anon_dp_canonical_key", 1, {FLOAT4OID}},
 	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
 	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
+	[EMIT_INTERVAL_OF] = {"anon_dp_interval_of", 4, {FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
 };
 
 typedef struct catalog_cache
@@ -383,6 +386,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 {
 	return require_function(installed_cache()->emitted[which],
 							emitted_signatures[which].name);
+}
+
+Oid
+anon_dp_interval_type(void)
+{
+	if (!OidIsValid(anon_dp_extension()))
+		return InvalidOid;
+	return get_func_rettype(anon_dp_emitted_function(EMIT_INTERVAL_OF));
 }
 
 Oid

@@ -43,6 +43,7 @@ typedef enum anon_dp_emitted
 	EMIT_CANONICAL_FLOAT4,
 	EMIT_CANONICAL_INTERVAL,
 	EMIT_CANONICAL_BPCHAR,
+	EMIT_INTERVAL_OF,			/* anon_dp_interval_of: an ANON_*_CI interval */
 	EMIT_COUNT_
 } anon_dp_emitted;
 
@@ -51,6 +52,12 @@ extern Oid	anon_dp_extension(void);
 
 /* The schema of the extension's objects (ERROR when not installed). */
 extern const char *anon_dp_schema(void);
+
+/*
+ * The result type of the ANON_*_CI forms, anon_dp_interval (value, lower,
+ * upper double precision), or InvalidOid when the extension is not installed.
+ */
+extern Oid	anon_dp_interval_type(void);
 
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);

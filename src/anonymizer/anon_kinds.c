@@ -40,6 +40,11 @@ static const anon_partial partial_distinct =
 	{name, display, nargs, {ANYOID, ANYOID, ANYOID}, NULL, NULL, 0, {0}, NULL, NULL, \
 	false, VALUES_ONE, SELECTS_NONE, NULL, false}
 
+/* an ANON_*_CI form that has no interval: declared only to be refused */
+#define NO_INTERVAL(name, display, nargs) \
+	{name, display, nargs, {ANYOID, ANYOID, ANYOID, ANYOID}, NULL, NULL, 0, {0}, NULL, NULL, \
+	false, VALUES_ONE, SELECTS_NONE, NULL, false, INTERVAL_REFUSED}
+
 #define F8 FLOAT8OID
 #define I8 INT8OID
 #define I4 INT4OID
@@ -95,6 +100,46 @@ const anon_kind anon_kinds[] = {
 	false, VALUES_ROWS, SELECTS_NONE, NULL},
 
 	/*
+	 * The ANON_*_CI forms (value, lower, upper): the same releases as their
+	 * plain twins, never selecting partitions (a count that selects is
+	 * conditioned on passing tau, which its interval would not account for).
+	 */
+	{"anon_count_ci", "ANON_COUNT_CI", 0, {0}, &partial_rows,
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_NONE, "dp_gaussian_count", true,
+	INTERVAL_ADDITIVE},
+	{"anon_count_ci", "ANON_COUNT_CI", 1, {ANYOID}, &partial_nonnull,
+	"dp_count", 4, {I8, I8, F8, I4}, "1", "1", ONE, SELECTS_NONE, "dp_gaussian_count", true,
+	INTERVAL_ADDITIVE},
+	{"anon_count_ci", "ANON_COUNT_CI", 2, {ANYOID, I8}, &partial_nonnull,
+	"dp_count", 4, {I8, I8, F8, I4}, NULL, "U", ONE, SELECTS_NONE, "dp_gaussian_count", true,
+	INTERVAL_ADDITIVE},
+	{"anon_count_ci", "ANON_COUNT_CI", 1, {ANYOID}, &partial_distinct,
+	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, "1", "k = 1 distinct value",
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL, true, INTERVAL_ADDITIVE},
+	{"anon_count_ci", "ANON_COUNT_CI", 2, {ANYOID, I8}, &partial_distinct,
+	"dp_count_distinct", 4, {ANYA, I8, F8, I4}, NULL, "k = U distinct values",
+	true, VALUES_DISTINCT, SELECTS_NONE, NULL, true, INTERVAL_ADDITIVE},
+	{"anon_sum_ci", "ANON_SUM_CI", 3, {I4, I4, I4}, &partial_sum_int,
+	"dp_sum", 5, {I8, I8, I8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum",
+	false, INTERVAL_ADDITIVE},
+	{"anon_sum_ci", "ANON_SUM_CI", 3, {I8, I8, I8}, &partial_sum_bigint,
+	"dp_sum_bigint", 5, {NUM, I8, I8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE,
+	"dp_gaussian_sum_bigint", false, INTERVAL_ADDITIVE},
+	{"anon_sum_ci", "ANON_SUM_CI", 3, {F8, F8, F8}, &partial_sum_float,
+	"dp_sum", 5, {F8, F8, F8, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum",
+	false, INTERVAL_ADDITIVE},
+	{"anon_sum_ci", "ANON_SUM_CI", 3, {NUM, NUM, NUM}, &partial_sum_numeric,
+	"dp_sum", 5, {NUM, NUM, NUM, F8, I4}, NULL, "max(|L|, |U|)", ONE, SELECTS_NONE, "dp_gaussian_sum",
+	false, INTERVAL_ADDITIVE},
+	{"anon_avg_ci", "ANON_AVG_CI", 3, {F8, F8, F8}, &partial_mean,
+	"dp_avg_ci", 5, {F8, F8, F8, F8, I4}, NULL, "|U - L| (count 1, normalized sum |U - L| / 2)",
+	ONE, SELECTS_NONE, NULL, false, INTERVAL_BLOCK},
+	NO_INTERVAL("anon_var_ci", "ANON_VAR_CI", 3), NO_INTERVAL("anon_stddev_ci", "ANON_STDDEV_CI", 3),
+	NO_INTERVAL("anon_min_ci", "ANON_MIN_CI", 3), NO_INTERVAL("anon_max_ci", "ANON_MAX_CI", 3),
+	NO_INTERVAL("anon_median_ci", "ANON_MEDIAN_CI", 3),
+	NO_INTERVAL("anon_ntile_ci", "ANON_NTILE_CI", 4),
+
+	/*
 	 * Calls that lack arguments (no partial): declared so that validation can
 	 * name what is missing instead of PostgreSQL's "function does not exist".
 	 */
@@ -107,6 +152,8 @@ const anon_kind anon_kinds[] = {
 	INCOMPLETE("anon_median", "ANON_MEDIAN", 1), INCOMPLETE("anon_median", "ANON_MEDIAN", 2),
 	INCOMPLETE("anon_ntile", "ANON_NTILE", 1), INCOMPLETE("anon_ntile", "ANON_NTILE", 2),
 	INCOMPLETE("anon_ntile", "ANON_NTILE", 3),
+	INCOMPLETE("anon_sum_ci", "ANON_SUM_CI", 1), INCOMPLETE("anon_sum_ci", "ANON_SUM_CI", 2),
+	INCOMPLETE("anon_avg_ci", "ANON_AVG_CI", 1), INCOMPLETE("anon_avg_ci", "ANON_AVG_CI", 2),
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);
@@ -141,6 +188,10 @@ static const anon_usage usages[] = {
 	"ANON_MEDIAN(value, lower, upper), for example ANON_MEDIAN(x, 0, 100)"},
 	{"ANON_NTILE", "a percentile, a lower and an upper bound",
 	"ANON_NTILE(value, percentile, lower, upper), for example ANON_NTILE(x, 0.9, 0, 100)"},
+	{"ANON_SUM_CI", "a lower and an upper bound",
+	"ANON_SUM_CI(value, lower, upper), for example ANON_SUM_CI(x, 0, 100)"},
+	{"ANON_AVG_CI", "a lower and an upper bound",
+	"ANON_AVG_CI(value, lower, upper), for example ANON_AVG_CI(x, 0, 100)"},
 };
 
 const anon_usage *

@@ -54,6 +54,18 @@ typedef enum anon_selects
 	SELECTS_AVG					/* the count inside ANON_AVG */
 } anon_selects;
 
+/* the ANON_*_CI forms: the value with its 95 % interval (doc/functions.md) */
+typedef enum anon_interval
+{
+	INTERVAL_NONE,				/* the plain aggregate: the value */
+	INTERVAL_ADDITIVE,			/* value +- the constant half-width of its noise,
+								 * written by the post-processing level
+								 * (release_noise.c) */
+	INTERVAL_BLOCK,				/* the building block returns the interval
+								 * (ANON_AVG_CI: it depends on the noisy count) */
+	INTERVAL_REFUSED			/* declared only to be refused: no interval */
+} anon_interval;
+
 /* One signature of an ANON_* aggregate and what it becomes. */
 typedef struct anon_kind
 {
@@ -87,6 +99,7 @@ typedef struct anon_kind
 								 * place of (epsilon, contributions); NULL */
 	bool		non_negative;	/* post-processing: the query sees
 								 * GREATEST(release, 0) (a count) */
+	anon_interval interval;		/* an ANON_*_CI form */
 } anon_kind;
 
 /* All rows, and their number. */

@@ -19,6 +19,15 @@ refuse_anonymization_unless_preloaded(Query *statement)
 				 errhint("Add anon_dp to shared_preload_libraries (keeping the entries already there) and restart the server.")));
 }
 
+/* the plans of the statement anon_dp_explain analyses, or NULL (explain.c) */
+static List **collected_plans = NULL;
+
+void
+anonymizer_collect_plans(List **plans)
+{
+	collected_plans = plans;
+}
+
 void
 anonymize_statement(Query *statement)
 {
@@ -33,6 +42,13 @@ anonymize_statement(Query *statement)
 
 		verify_anonymized_level(plan, built);
 		check_release_arguments(plan, built);
+		if (collected_plans != NULL)
+		{
+			/* the level as written: its range table names the calls' columns */
+			plan->level = palloc(sizeof(Query));
+			*plan->level = *level->query;
+			*collected_plans = lappend(*collected_plans, plan);
+		}
 		*level->query = *built->query;
 	}
 }

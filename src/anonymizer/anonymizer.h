@@ -15,6 +15,12 @@
 
 extern void anonymize_statement(Query *statement);
 
+/*
+ * From now on, append the plan (anon_plan *) of every level rewritten to
+ * *plans; NULL stops (anon_dp_explain, src/anonymizer/explain.c).
+ */
+extern void anonymizer_collect_plans(List **plans);
+
 /* ERROR if the statement has an anonymization query: the library was not preloaded. */
 extern void refuse_anonymization_unless_preloaded(Query *statement);
 

@@ -94,6 +94,13 @@ selecting_aggregate(anon_plan *plan, anon_release *release, Var *partial)
 								   lcons(cast_to((Expr *) partial, INT8OID), tail), false, NULL);
 }
 
+Aggref *
+release_block(anon_plan *plan, anon_release *release, Var *partial)
+{
+	return (Aggref *) (release == plan->selecting ? selecting_aggregate(plan, release, partial)
+					   : release_aggregate(plan, release, partial));
+}
+
 /*
  * The noisy user count of a separate selection, or the public partitions'
  * mark: dp_partition_public(listed, C_u), NULL for a key that is not listed.
@@ -142,12 +149,8 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 		Var		   *partial = subquery_column(rows->query, rti, rows->first_partial + i);
 		TargetEntry *column;
 
-		if (release == plan->selecting)
-			column = add_column(released, selecting_aggregate(plan, release, partial),
-								psprintf("anon_release_%d", i));
-		else
-			column = add_column(released, release_aggregate(plan, release, partial),
-								psprintf("anon_release_%d", i));
+		column = add_column(released, (Expr *) release_block(plan, release, partial),
+							psprintf("anon_release_%d", i));
 		if (release == plan->selecting)
 			*users_column = column->resno;
 		i++;
@@ -164,6 +167,7 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 /* what the level's own expressions become over the released level */
 typedef struct substitution
 {
+	anon_plan  *plan;
 	List	   *keys;			/* Expr *: the level's GROUP BY keys */
 	List	   *key_columns;	/* Var *: their released columns */
 	List	   *releases;		/* anon_release * */
@@ -172,12 +176,15 @@ typedef struct substitution
 
 /*
  * A release as the level's expressions see it.  A noisy count below 0 is
- * shown as 0: post-processing of the released value, which costs no privacy
- * (doc/rewriter.md, step 4).
+ * shown as 0, an ANON_*_CI form with additive noise as its value and 95 %
+ * interval (release_noise.c): post-processing of the released value, which
+ * costs no privacy (doc/rewriter.md, step 4).
  */
 static Node *
-released_value(anon_release *release, Var *column)
+released_value(anon_plan *plan, anon_release *release, Var *column)
 {
+	if (release->kind->interval == INTERVAL_ADDITIVE)
+		return (Node *) released_interval(plan, release, column);
 	if (!release->kind->non_negative)
 		return (Node *) copyObject(column);
 	return (Node *) greatest_of((Expr *) copyObject(column),
@@ -199,7 +206,7 @@ substitute_mutator(Node *node, substitution *sub)
 	{
 		forboth(lc, sub->releases, lv, sub->release_columns)
 			if (equal(node, ((anon_release *) lfirst(lc))->call))
-				return released_value((anon_release *) lfirst(lc), (Var *) lfirst(lv));
+				return released_value(sub->plan, (anon_release *) lfirst(lc), (Var *) lfirst(lv));
 		elog(ERROR, "anonymization query: an aggregate of the level has no release");
 	}
 	if ((IsA(node, Var) && ((Var *) node)->varlevelsup == 0) || IsA(node, Query))
@@ -210,7 +217,7 @@ substitute_mutator(Node *node, substitution *sub)
 static substitution
 released_columns(anon_plan *plan, Query *released, int rti)
 {
-	substitution sub = {NIL, NIL, plan->releases, NIL};
+	substitution sub = {plan, NIL, NIL, plan->releases, NIL};
 	ListCell   *lc;
 	AttrNumber	resno = 1;
 

@@ -27,6 +27,9 @@ extern bounded_rows build_bounded_rows(anon_plan *plan);
 /* Public partitions: the bounded rows and the public keys, marked (build_public.c). */
 extern bounded_rows public_partition_rows(anon_plan *plan, bounded_rows rows);
 
+/* The building block of a release over its partial (selecting or not). */
+extern Aggref *release_block(anon_plan *plan, anon_release *release, Var *partial);
+
 /* TABLESAMPLE anon_reservoir(n) on every private table per_user reads. */
 extern void cap_rows_per_user(anon_plan *plan, Query *per_user);
 

@@ -20,6 +20,7 @@
 
 #include "anonymizer/anon_kinds.h"
 #include "dp/dp_selection.h"
+#include "functions/noisy_aggregates.h"
 
 /* ---- find_levels.c ---- */
 
@@ -154,6 +155,20 @@ extern void verify_anonymized_level(anon_plan *plan, anonymized_level *built);
  * (bounds, percentile, epsilon share), made now and naming the ANON_* call.
  */
 extern void check_release_arguments(anon_plan *plan, anonymized_level *built);
+
+/* The arguments of a built building block, folded as the planner folds them. */
+extern List *folded_block_arguments(Aggref *block);
+
+/* ---- release_noise.c ---- */
+
+/* The noise of a release, from the plan its building block will make. */
+extern anon_block_noise release_noise(anon_plan *plan, anon_release *release);
+
+/* An ANON_*_CI release with additive noise: its interval, over its column. */
+extern Expr *released_interval(anon_plan *plan, anon_release *release, Var *column);
+
+/* ERROR for an ANON_*_CI form that has no interval (a quantile's, ...). */
+extern void refuse_without_interval(const char *display) pg_attribute_noreturn();
 
 /* ---- refusals (validate_level.c) ---- */
 

@@ -24,8 +24,8 @@
 #include "functions/noisy_aggregates.h"
 
 /* The arguments of a built building block, folded like the planner folds them. */
-static List *
-folded_arguments(Aggref *block)
+List *
+folded_block_arguments(Aggref *block)
 {
 	List	   *args = NIL;
 	ListCell   *lc;
@@ -54,7 +54,7 @@ check_release_arguments(anon_plan *plan, anonymized_level *built)
 		if (tle == NULL || !IsA(tle->expr, Aggref))
 			elog(ERROR, "anonymization query: release %d is not an aggregate", resno - 1);
 		anon_dp_check_block_arguments(get_func_name(((Aggref *) tle->expr)->aggfnoid),
-									  folded_arguments((Aggref *) tle->expr),
+									  folded_block_arguments((Aggref *) tle->expr),
 									  release->kind->display);
 	}
 }

@@ -262,6 +262,8 @@ refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
 	foreach(lc, aggref->aggargtypes)
 		appendStringInfo(&types, "%s%s", types.len > 0 ? ", " : "",
 						 format_type_be(lfirst_oid(lc)));
+	if (kind->interval == INTERVAL_REFUSED)
+		refuse_without_interval(kind->display);
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
 			 errmsg("anonymization query: %s(%s) is missing arguments", kind->display, types.data),

@@ -164,17 +164,31 @@ clamp_result(double x, double lower, double upper)
 	return x < lower ? lower : (x > upper ? upper : x);
 }
 
+void
+dp_mean_noisy_parts(dp_rng *rng, const dp_mean *m, dp_i128 noisy_count,
+					double *count, double *sum)
+{
+	*count = dp_units_to_double(&m->count_plan, noisy_count);
+	*sum = dp_units_to_double(&m->sum_plan, dp_noisy_units(rng, &m->sum_plan, m->sum_units));
+}
+
+double
+dp_mean_from_parts(const dp_mean *m, double count, double sum)
+{
+	if (count < 1.0)
+		count = 1.0;
+	return clamp_result(sum / count + m->midpoint, m->lower, m->upper);
+}
+
 /* the mean from a noisy count (units of count_plan): post-processing */
 static double
 mean_from_count(dp_rng *rng, const dp_mean *m, dp_i128 noisy_count)
 {
-	double		count = dp_units_to_double(&m->count_plan, noisy_count);
-	double		sum = dp_units_to_double(&m->sum_plan,
-										 dp_noisy_units(rng, &m->sum_plan, m->sum_units));
+	double		count;
+	double		sum;
 
-	if (count < 1.0)
-		count = 1.0;
-	return clamp_result(sum / count + m->midpoint, m->lower, m->upper);
+	dp_mean_noisy_parts(rng, m, noisy_count, &count, &sum);
+	return dp_mean_from_parts(m, count, sum);
 }
 
 double

@@ -134,6 +134,15 @@ extern void dp_mean_merge(dp_mean *into, const dp_mean *from);
 extern double dp_mean_release(dp_rng *rng, const dp_mean *m);
 
 /*
+ * The two noisy parts of a mean: its count from noisy_count (units of
+ * count_plan, already noisy) and its centred sum with fresh noise; and the
+ * mean they give (post-processing), as dp_mean_release computes it.
+ */
+extern void dp_mean_noisy_parts(dp_rng *rng, const dp_mean *m, dp_i128 noisy_count,
+								double *count, double *sum);
+extern double dp_mean_from_parts(const dp_mean *m, double count, double sum);
+
+/*
  * The mean's noisy count (epsilon / 2 of an initialized mean, contributions
  * 1, nothing added yet) also selects the partition: *sel is planned with
  * that count's epsilon and a dp_selection_mechanism (LAPLACE or OPTIMAL),

@@ -30,13 +30,16 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/float.h"
 #include "utils/numeric.h"
 
 #include "dp/dp_aggregate.h"
+#include "dp/dp_interval.h"
 #include "dp/dp_quantile.h"
 #include "dp/dp_params.h"
 #include "dp_errors.h"
 #include "functions/aggregate_args.h"
+#include "functions/intervals.h"
 #include "functions/noisy_aggregates.h"
 #include "settings.h"
 
@@ -363,6 +366,21 @@ dp_avg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(dp_mean_release(dp_rng_secure(), m));
 }
 
+/* dp_avg_ci: the mean and its 95 % interval from the same noisy count and sum */
+PG_FUNCTION_INFO_V1(dp_avg_ci_final);
+Datum
+dp_avg_ci_final(PG_FUNCTION_ARGS)
+{
+	dp_mean    *m = PG_ARGISNULL(0) ? moment_new(fcinfo, MOMENT_MEAN, "dp_avg_ci")
+		: (dp_mean *) PG_GETARG_POINTER(0);
+	double		lower;
+	double		upper;
+	double		mean = dp_mean_release_interval(dp_rng_secure(), m, DP_INTERVAL_ALPHA,
+												&lower, &upper);
+
+	PG_RETURN_DATUM(anon_dp_interval_datum(fcinfo, mean, lower, upper));
+}
+
 PG_FUNCTION_INFO_V1(dp_var_transfn);
 Datum
 dp_var_transfn(PG_FUNCTION_ARGS)
@@ -644,7 +662,7 @@ anon_dp_check_block_arguments(const char *block, List *args, const char *functio
 
 		(void) sum_from_arguments(args, integer ? SUM_INTEGER : SUM_FLOAT, function);
 	}
-	else if (strcmp(block, "dp_avg") == 0)
+	else if (strcmp(block, "dp_avg") == 0 || strcmp(block, "dp_avg_ci") == 0)
 		(void) moment_from_arguments(args, MOMENT_MEAN, function);
 	else if (strcmp(block, "dp_var") == 0 || strcmp(block, "dp_stddev") == 0)
 		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
@@ -676,6 +694,106 @@ anon_dp_check_block_arguments(const char *block, List *args, const char *functio
 	}
 	else
 		elog(ERROR, "anon_dp: no argument checks for building block %s", block);
+}
+
+/* ---- the noise of a call, for intervals and anon_dp_explain ---- */
+
+static anon_block_noise
+noise_of_plan(const dp_noise_plan *plan)
+{
+	anon_block_noise n = {"none", 0.0, 0.0};
+
+	if (plan->sigma > 0)
+	{
+		n.mechanism = "Gaussian";
+		n.scale = dp_gaussian_plan_sigma(plan);
+	}
+	else if (plan->t > 0)
+	{
+		n.mechanism = plan->truncation > 0 ? "truncated Laplace" : "Laplace";
+		n.scale = dp_laplace_plan_scale(plan);
+	}
+	n.half_width = dp_interval_half_width(plan, DP_INTERVAL_ALPHA);
+	return n;
+}
+
+static anon_block_noise
+noise_of_mean(const dp_mean *m)
+{
+	anon_block_noise n = noise_of_plan(&m->count_plan);
+
+	n.mean = true;
+	n.count_scale = n.scale;
+	n.count_half_width = dp_interval_half_width(&m->count_plan, DP_INTERVAL_ALPHA / 2.0);
+	n.sum_scale = dp_laplace_plan_scale(&m->sum_plan);
+	n.sum_half_width = dp_interval_half_width(&m->sum_plan, DP_INTERVAL_ALPHA / 2.0);
+	n.scale = get_float8_nan();
+	n.half_width = get_float8_nan();
+	return n;
+}
+
+/* a count that also selects: the selection's noise (args from epsilon_argno) */
+static dp_selection
+selection_of(List *args, int epsilon_argno, const char *function)
+{
+	selection_params p = read_selection(args, epsilon_argno, true, function);
+	dp_selection sel;
+
+	check_init(dp_selection_make(p.mechanism, p.epsilon, p.delta, p.max_groups, true, &sel),
+			   function);
+	return sel;
+}
+
+anon_block_noise
+anon_dp_block_noise(const char *block, List *args, const char *function)
+{
+	anon_block_noise none = {"Laplace", get_float8_nan(), get_float8_nan()};
+
+	if (strcmp(block, "dp_count") == 0 || strcmp(block, "dp_gaussian_count") == 0)
+		return noise_of_plan(&sum_from_arguments(args, SUM_COUNT, function)->plan);
+	if (strncmp(block, "dp_sum", 6) == 0 || strncmp(block, "dp_gaussian_sum", 15) == 0)
+	{
+		bool		integer = strstr(block, "bigint") != NULL ||
+			exprType((Node *) ((TargetEntry *) lsecond(args))->expr) == INT8OID;
+
+		return noise_of_plan(&sum_from_arguments(args, integer ? SUM_INTEGER : SUM_FLOAT,
+												 function)->plan);
+	}
+	if (strcmp(block, "dp_avg") == 0 || strcmp(block, "dp_avg_ci") == 0)
+		return noise_of_mean((dp_mean *) moment_from_arguments(args, MOMENT_MEAN, function));
+	if (strcmp(block, "dp_count_select") == 0)
+	{
+		dp_selection sel = selection_of(args, 1, function);
+
+		return noise_of_plan(&sel.count_plan);
+	}
+	if (strcmp(block, "dp_avg_select") == 0)
+	{
+		/* as dp_avg_select plans it: the selection on the mean's count (epsilon / 2) */
+		selection_params p = read_selection(args, 3, true, function);
+		dp_mean		m;
+		dp_selection sel;
+
+		check_init(dp_mean_init(&m, double_argument(args, 1, function, "lower bound"),
+								double_argument(args, 2, function, "upper bound"),
+								p.epsilon, 1), function);
+		check_init(dp_mean_select(&m, &sel, p.mechanism, p.delta, p.max_groups), function);
+		return noise_of_mean(&m);
+	}
+	if (strcmp(block, "dp_count_distinct") == 0)
+	{
+		dp_noise_plan plan;
+		common_params common = read_common(args, 2, function);
+
+		anon_dp_check_block_arguments(block, args, function);	/* k's range */
+		check_init(dp_laplace_plan_make((double) int64_argument(args, 1, function, "k"),
+										common.epsilon, common.contributions, &plan), function);
+		return noise_of_plan(&plan);
+	}
+	anon_dp_check_block_arguments(block, args, function);
+	if (strncmp(block, "dp_ntile", 8) == 0)
+		none.mechanism = "exponential";
+	return none;						/* variance, quantiles: no interval */
 }
 
 /* ---- partition selection: (epsilon, delta, max_groups_contributed) ---- */

@@ -277,6 +277,36 @@ FROM pg_catalog.pg_class c WHERE c.relname IN ('att_users', 'att_report') ORDER 
 -- attack_database_size (the size of the database holding private tables: NULL)
 SELECT pg_database_size(current_database()) IS NULL AS database_size_masked,
        pg_tablespace_size('pg_default') IS NULL AS tablespace_size_masked;
+
+-- ==== intervals and anon_dp_explain (issue 21) ====
+-- attack_interval_cast: private text parsed as the interval type: a failing
+-- parse is NULL (a SAFE cast) or the fixed error, never the value (the
+-- policy above leaves the analyst 1000 users)
+SELECT abs(ANON_COUNT(*)) < 20 AS none_parsed FROM att_users WHERE (ssn::anon_dp_interval).value > 0;
+SELECT abs(ANON_COUNT(*) - 1000) < 20 AS all_parsed FROM att_users
+WHERE ('(' || big || ',0,1)')::anon_dp_interval IS NOT NULL;
+-- attack_interval_row: a row of private values in the type is only a value
+SELECT ANON_COUNT(*) >= 0 AS counted FROM att_users WHERE ROW(big, 0, 1)::anon_dp_interval IS NOT NULL;
+-- attack_interval_having: a condition on an interval is post-processing, after tau
+SELECT g, (ANON_COUNT_CI(*)).lower > 0 AS has_users FROM att_users GROUP BY g
+HAVING (ANON_COUNT_CI(*)).upper > 1e9;
+-- attack_explain_private_text: a query text from private rows is refused
+SELECT e.function FROM att_users u, LATERAL anon_dp_explain(u.ssn) e;
+SELECT * FROM att_users u, LATERAL anon_dp_epsilon_for('SELECT ANON_COUNT(*) FROM att_users', u.big) e;
+SELECT ANON_COUNT(*) FROM att_users u WHERE EXISTS (SELECT FROM anon_dp_explain(u.ssn));
+SELECT ANON_COUNT(*) FROM att_users u WHERE EXISTS (SELECT FROM anon_dp_explain(u.note || 'x'));
+-- attack_explain_runs_nothing: an expression that would fail on a row is not evaluated
+SELECT function, mechanism FROM anon_dp_explain('SELECT ANON_SUM(1 / (uid - 5), 0, 1) FROM att_users');
+SELECT function FROM anon_dp_explain('SELECT ANON_COUNT(*) FROM att_users WHERE ssn::int > 0');
+-- attack_explain_guarded: the analysed query meets the allow-list and the labels
+SELECT * FROM anon_dp_explain('SELECT ANON_COUNT(*) FROM att_users WHERE att_notice(ssn) IS NULL');
+SELECT * FROM anon_dp_explain('SELECT ANON_SUM(uid, 0, (SELECT max(uid) FROM att_users)) FROM att_users');
+SELECT * FROM anon_dp_explain('SELECT ssn, ANON_COUNT(*) FROM att_users GROUP BY ssn HAVING false');
+-- attack_explain_not_charged: the budget did not move
+SELECT releases AS releases_before FROM anon_dp_budget \gset
+SELECT count(*) > 0 AS explained FROM anon_dp_explain('SELECT g, ANON_SUM_CI(big, 0, 10) FROM att_users GROUP BY g');
+SELECT count(*) > 0 AS searched FROM anon_dp_epsilon_for('SELECT g, ANON_SUM_CI(big, 0, 10) FROM att_users GROUP BY g', 3);
+SELECT releases = :releases_before AS not_charged FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
 
 -- clean up

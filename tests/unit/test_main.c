@@ -77,6 +77,14 @@
 	X(mean_select) \
 	X(quantile_rows_distribution) \
 	X(quantile_rows_accuracy) \
+	/* confidence intervals (test_interval.c) */ \
+	X(interval_laplace) \
+	X(interval_gaussian) \
+	X(interval_truncated_exact) \
+	X(interval_coverage) \
+	X(interval_ratio) \
+	X(interval_mean_coverage) \
+	X(interval_users_for) \
 	/* contribution bounding (test_reservoir.c) */ \
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \

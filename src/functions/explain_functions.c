@@ -1,0 +1,199 @@
+/*
+ * explain_functions.c -- anon_dp_explain(query) and
+ * anon_dp_epsilon_for(query, half_width): what an anonymization query will
+ * release and charge, and the epsilon a wanted half-width needs, from the
+ * analysis alone (src/anonymizer/explain.c).  Neither plans nor runs the
+ * query, reads no row and charges nothing.
+ *
+ * The query text must be a constant of the calling statement (or a
+ * parameter the client sent): a text computed from rows could otherwise
+ * carry private values into parse errors.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+
+#include "anonymizer/explain.h"
+#include "dp/dp_core.h"
+#include "settings.h"
+
+#define SEARCH_STEPS 60
+
+static char *
+query_argument(FunctionCallInfo fcinfo, const char *function)
+{
+	if (!get_fn_expr_arg_stable(fcinfo->flinfo, 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query argument of %s must be a constant", function),
+				 errhint("Write the query as a string literal: SELECT * FROM %s('SELECT ANON_COUNT(*) FROM visits'...).",
+						 function)));
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the query argument of %s must not be NULL", function),
+				 errhint("Pass the text of one anonymization query.")));
+	return text_to_cstring(PG_GETARG_TEXT_PP(0));
+}
+
+static Datum
+float8_or_null(double v, bool *isnull)
+{
+	*isnull = isnan(v);
+	return Float8GetDatum(isnan(v) ? 0.0 : v);
+}
+
+static Datum
+text_or_null(const char *s, bool *isnull)
+{
+	*isnull = s == NULL;
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+#define EXPLAIN_COLUMNS 15
+
+PG_FUNCTION_INFO_V1(anon_dp_explain);
+Datum
+anon_dp_explain(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	List	   *levels = explain_anonymization(query_argument(fcinfo, "anon_dp_explain"));
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, explained_releases(levels))
+	{
+		release_explanation *r = (release_explanation *) lfirst(lc);
+		level_explanation *l = r->level;
+		Datum		v[EXPLAIN_COLUMNS];
+		bool		n[EXPLAIN_COLUMNS] = {0};
+
+		v[0] = Int32GetDatum(l->number);
+		v[1] = Int32GetDatum(r->number);
+		v[2] = CStringGetTextDatum(r->function);
+		v[3] = Float8GetDatum(r->epsilon);
+		v[4] = Float8GetDatum(r->delta);
+		v[5] = CStringGetTextDatum(r->mechanism);
+		v[6] = float8_or_null(r->scale, &n[6]);
+		v[7] = float8_or_null(r->half_width, &n[7]);
+		v[8] = CStringGetTextDatum(l->selection);
+		v[9] = float8_or_null(l->tau, &n[9]);
+		v[10] = float8_or_null(l->users_for_half, &n[10]);
+		v[11] = float8_or_null(l->users_for_95, &n[11]);
+		v[12] = Float8GetDatum(l->charge_epsilon);
+		v[13] = Float8GetDatum(l->charge_delta);
+		v[14] = text_or_null(r->note, &n[14]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
+	return (Datum) 0;
+}
+
+/* the release's half-width with anon_dp.epsilon = epsilon (NaN: none) */
+static double
+half_width_at(const char *query, double epsilon, int level, int release)
+{
+	int			nest = NewGUCNestLevel();
+	List	   *levels;
+	double		h;
+
+	(void) set_config_option("anon_dp.epsilon", psprintf("%.17g", epsilon),
+							 superuser() ? PGC_SUSET : PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	levels = explain_anonymization(query);
+	h = ((release_explanation *) list_nth(((level_explanation *) list_nth(levels, level))->releases,
+										  release))->half_width;
+	AtEOXact_GUC(true, nest);
+	return h;
+}
+
+/*
+ * The smallest anon_dp.epsilon (to a relative 1e-9) at which the release's
+ * half-width is at most wanted; NaN when it has none, infinity when even
+ * epsilon 2^20 does not reach it.  The half-width falls as epsilon grows.
+ */
+static double
+epsilon_for(const char *query, int level, int release, double epsilon, double h, double wanted)
+{
+	double		low;
+	double		high;
+	int			i;
+
+	if (isnan(h))
+		return h;
+	if (h == 0.0)
+		return epsilon;
+	/* Laplace noise is inversely proportional to epsilon: start there */
+	high = Min(epsilon * h / wanted, DP_EPSILON_MAX);
+	low = high;
+	for (i = 0; i < SEARCH_STEPS && half_width_at(query, high, level, release) > wanted; i++)
+	{
+		if (high >= DP_EPSILON_MAX)
+			return INFINITY;
+		low = high;
+		high = Min(high * 2.0, DP_EPSILON_MAX);
+	}
+	for (i = 0; i < SEARCH_STEPS && low == high; i++)
+	{
+		low = high / 2.0;
+		if (low < 1e-9 || half_width_at(query, low, level, release) > wanted)
+			break;
+		high = low;
+	}
+	for (i = 0; i < SEARCH_STEPS && high - low > high * 1e-9; i++)
+	{
+		double		mid = low + (high - low) / 2.0;
+
+		if (half_width_at(query, mid, level, release) > wanted)
+			low = mid;
+		else
+			high = mid;
+	}
+	return high;
+}
+
+#define EPSILON_FOR_COLUMNS 6
+
+PG_FUNCTION_INFO_V1(anon_dp_epsilon_for);
+Datum
+anon_dp_epsilon_for(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *query = query_argument(fcinfo, "anon_dp_epsilon_for");
+	double		wanted = PG_ARGISNULL(1) ? -1.0 : PG_GETARG_FLOAT8(1);
+	List	   *levels;
+	ListCell   *lc;
+
+	if (!(wanted > 0.0 && isfinite(wanted)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid half_width for anon_dp_epsilon_for: must be a finite number above 0"),
+				 errhint("Pass the largest 95 %% half-width you accept, in the units of the released value, for example 10.")));
+	levels = explain_anonymization(query);
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, explained_releases(levels))
+	{
+		release_explanation *r = (release_explanation *) lfirst(lc);
+		int			level = r->level->number - 1;
+		Datum		v[EPSILON_FOR_COLUMNS];
+		bool		n[EPSILON_FOR_COLUMNS] = {0};
+		double		epsilon = epsilon_for(query, level, r->number - 1, anon_dp_epsilon,
+										  r->half_width, wanted);
+
+		v[0] = Int32GetDatum(r->level->number);
+		v[1] = Int32GetDatum(r->number);
+		v[2] = CStringGetTextDatum(r->function);
+		v[3] = float8_or_null(r->half_width, &n[3]);
+		v[4] = float8_or_null(epsilon, &n[4]);
+		n[5] = isnan(epsilon) || isinf(epsilon);
+		v[5] = n[5] ? (Datum) 0 :
+			Float8GetDatum(half_width_at(query, epsilon, level, r->number - 1));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
+	return (Datum) 0;
+}
