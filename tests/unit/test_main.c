@@ -76,6 +76,12 @@
 	X(mean_select) \
 	X(quantile_rows_distribution) \
 	X(quantile_rows_accuracy) \
+	/* automatic bounds (test_auto_bounds.c) */ \
+	X(auto_bins) \
+	X(auto_threshold) \
+	X(auto_pick) \
+	X(auto_histogram_noise) \
+	X(auto_bounds_choice) \
 	/* contribution bounding (test_reservoir.c) */ \
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \
