@@ -107,6 +107,26 @@ const anon_kind anon_kinds[] = {
 	INCOMPLETE("anon_median", "ANON_MEDIAN", 1), INCOMPLETE("anon_median", "ANON_MEDIAN", 2),
 	INCOMPLETE("anon_ntile", "ANON_NTILE", 1), INCOMPLETE("anon_ntile", "ANON_NTILE", 2),
 	INCOMPLETE("anon_ntile", "ANON_NTILE", 3),
+
+	/*
+	 * Automatic bounds (paper Sec. 5.1.1, src/functions/auto_bounds.c): the
+	 * block spends half of the release's epsilon on the noisy histogram that
+	 * chooses the bounds, half on the value (sensitivity with the chosen
+	 * bounds); its epsilon argument is the whole.  Numeric columns resolve to
+	 * these float8 overloads; other types reach the refusals above.
+	 */
+	{"anon_sum", "ANON_SUM", 1, {F8}, &partial_sum_float,
+	"dp_sum_auto", 3, {F8, F8, I4}, NULL, "histogram 1, then max(|L|, |U|) of the chosen bounds",
+	ONE, SELECTS_NONE, NULL},
+	{"anon_avg", "ANON_AVG", 1, {F8}, &partial_mean,
+	"dp_avg_auto", 3, {F8, F8, I4}, NULL, "histogram 1, then |U - L| of the chosen bounds",
+	ONE, SELECTS_NONE, NULL},
+	{"anon_sum_with_bounds", "ANON_SUM_WITH_BOUNDS", 1, {F8}, &partial_sum_float,
+	"dp_sum_auto_bounds", 3, {F8, F8, I4}, NULL,
+	"histogram 1, then max(|L|, |U|) of the chosen bounds", ONE, SELECTS_NONE, NULL},
+	{"anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", 1, {F8}, &partial_mean,
+	"dp_avg_auto_bounds", 3, {F8, F8, I4}, NULL, "histogram 1, then |U - L| of the chosen bounds",
+	ONE, SELECTS_NONE, NULL},
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);
@@ -119,6 +139,18 @@ anon_kind_distinct_twin(const anon_kind *kind)
 	for (i = 0; i < anon_kind_count; i++)
 		if (anon_kinds[i].distinct && strcmp(anon_kinds[i].name, kind->name) == 0 &&
 			anon_kinds[i].nargs == kind->nargs)
+			return &anon_kinds[i];
+	return NULL;
+}
+
+const anon_kind *
+anon_kind_automatic(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < anon_kind_count; i++)
+		if (anon_kinds[i].partial != NULL && anon_kinds[i].nargs == 1 &&
+			anon_kinds[i].argtypes[0] == FLOAT8OID && strcmp(anon_kinds[i].name, name) == 0)
 			return &anon_kinds[i];
 	return NULL;
 }

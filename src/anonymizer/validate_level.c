@@ -262,6 +262,15 @@ refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
 	foreach(lc, aggref->aggargtypes)
 		appendStringInfo(&types, "%s%s", types.len > 0 ? ", " : "",
 						 format_type_be(lfirst_oid(lc)));
+	if (kind->nargs == 1 && anon_kind_automatic(kind->name) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("anonymization query: %s(%s) needs a numeric value", kind->display,
+						types.data),
+				 errdetail("Without bounds, %s chooses them from a noisy histogram of the users' numeric values.",
+						   kind->display),
+				 errhint("Write %s(x) with x numeric (bounds chosen automatically), or %s.",
+						 kind->display, usage ? usage->usage : kind->display)));
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
 			 errmsg("anonymization query: %s(%s) is missing arguments", kind->display, types.data),
