@@ -39,7 +39,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates analyst_messages attacks bounding budget clamping errors foreign_tables \
+REGRESS = access aggregates analyst_messages attacks auto_bounds bounding budget clamping errors foreign_tables \
 	fuzz_found label_trees noise_scale null_units peer_shapes pipeline public_api released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests

@@ -643,20 +643,19 @@ AS 'MODULE_PATHNAME', 'anon_dp_canonical_bpchar' LANGUAGE C IMMUTABLE STRICT PAR
 
 --------------------------------------------------------------------------
 -- Automatic bounds (paper Sec. 5.1.1, doc/functions.md): ANON_SUM(x) and
--- ANON_AVG(x) without bounds, and their _WITH_BOUNDS forms that also return
--- the bounds the noisy histogram chose (src/functions/auto_bounds.c).  The
+-- ANON_AVG(x) without bounds, and their _WITH_BOUNDS forms that return
+-- {value, lower bound, upper bound}: the bounds the noisy histogram chose
+-- (an array of a built-in type, which anonymized sessions may read) (src/functions/auto_bounds.c).  The
 -- float8 overloads take every numeric column (implicit cast); other types
 -- still reach the "any" declarations above and their refusal.
 --------------------------------------------------------------------------
-CREATE TYPE anon_dp_bounded AS (value float8, lower_bound float8, upper_bound float8);
-
 CREATE AGGREGATE anon_sum(float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
 CREATE AGGREGATE anon_avg(float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
     FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
-CREATE FUNCTION anon_dp_requires_rewrite_bounded(internal) RETURNS anon_dp_bounded
+CREATE FUNCTION anon_dp_requires_rewrite_bounded(internal) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE anon_sum_with_bounds(float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,
@@ -675,9 +674,9 @@ CREATE FUNCTION dp_sum_auto_final(internal, float8, float8, int4) RETURNS float8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE FUNCTION dp_avg_auto_final(internal, float8, float8, int4) RETURNS float8
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE FUNCTION dp_sum_auto_bounds_final(internal, float8, float8, int4) RETURNS anon_dp_bounded
+CREATE FUNCTION dp_sum_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE FUNCTION dp_avg_auto_bounds_final(internal, float8, float8, int4) RETURNS anon_dp_bounded
+CREATE FUNCTION dp_avg_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
 AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum_auto(float8, float8, int4) (
     SFUNC = dp_sum_auto_transfn, STYPE = internal, SSPACE = 8192,
@@ -691,3 +690,8 @@ CREATE AGGREGATE dp_sum_auto_bounds(float8, float8, int4) (
 CREATE AGGREGATE dp_avg_auto_bounds(float8, float8, int4) (
     SFUNC = dp_avg_auto_transfn, STYPE = internal, SSPACE = 8192,
     FINALFUNC = dp_avg_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+-- a value that is not numeric: refused by the rewriter with the form to write
+CREATE AGGREGATE anon_sum_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);

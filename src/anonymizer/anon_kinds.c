@@ -127,6 +127,9 @@ const anon_kind anon_kinds[] = {
 	{"anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", 1, {F8}, &partial_mean,
 	"dp_avg_auto_bounds", 3, {F8, F8, I4}, NULL, "histogram 1, then |U - L| of the chosen bounds",
 	ONE, SELECTS_NONE, NULL},
+	/* a value that is not numeric */
+	INCOMPLETE("anon_sum_with_bounds", "ANON_SUM_WITH_BOUNDS", 1),
+	INCOMPLETE("anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", 1),
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);

@@ -269,8 +269,9 @@ refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
 						types.data),
 				 errdetail("Without bounds, %s chooses them from a noisy histogram of the users' numeric values.",
 						   kind->display),
-				 errhint("Write %s(x) with x numeric (bounds chosen automatically), or %s.",
-						 kind->display, usage ? usage->usage : kind->display)));
+				 usage ? errhint("Write %s(x) with x numeric (bounds chosen automatically), or %s.",
+								 kind->display, usage->usage)
+				 : errhint("Write %s(x) with x numeric.", kind->display)));
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
 			 errmsg("anonymization query: %s(%s) is missing arguments", kind->display, types.data),

@@ -4,8 +4,8 @@
  *
  *   dp_sum_auto(value float8, epsilon float8, contributions int4) -> float8
  *   dp_avg_auto(value float8, epsilon float8, contributions int4) -> float8
- *   dp_sum_auto_bounds / dp_avg_auto_bounds(...) -> anon_dp_bounded
- *       (value, lower_bound, upper_bound)
+ *   dp_sum_auto_bounds / dp_avg_auto_bounds(...) -> float8[]
+ *       {value, lower bound, upper bound}
  *
  * Each input row is one user's value in the partition (the rewriter's
  * per-user partial).  The state keeps the values of the partition; the final
@@ -24,10 +24,9 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "funcapi.h"
+#include "utils/array.h"
 #include "nodes/pg_list.h"
 
 #include "dp/dp_aggregate.h"
@@ -52,40 +51,60 @@ typedef struct auto_result
 	double		upper;
 } auto_result;
 
-/* epsilon and contributions of a call: (value, epsilon, contributions) */
+/*
+ * epsilon and contributions of a call: (value, epsilon, contributions).  The
+ * histogram's plan and the value's, with any bounds the histogram may
+ * choose, are checked here: a failure depends on the constants only, never
+ * on whether bounds were found.
+ */
 static common_params
-auto_arguments(List *args, const char *function)
+auto_arguments(List *args, bool mean, const char *function)
 {
 	common_params common = read_common(args, 1, function);
-	dp_noise_plan plan;
 	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
+	double		value = common.epsilon - histogram;
+	dp_noise_plan plan;
+	dp_mean		m;
+	dp_sum		sum;
+	double		widest = ldexp(1.0, DP_AUTO_K_MAX);
+	double		narrowest = ldexp(1.0, DP_AUTO_K_MIN);
 
 	check_init(dp_laplace_plan_make(1.0, histogram, common.contributions, &plan), function);
-	check_init(dp_laplace_plan_make(1.0, common.epsilon - histogram, common.contributions,
-									&plan), function);
+	if (mean)
+	{
+		check_init(dp_mean_init(&m, -widest, widest, value, common.contributions), function);
+		check_init(dp_mean_init(&m, 0, narrowest, value, common.contributions), function);
+	}
+	else
+	{
+		check_init(dp_sum_init_real(&sum, -widest, widest, value, common.contributions),
+				   function);
+		check_init(dp_sum_init_real(&sum, -narrowest, narrowest, value, common.contributions),
+				   function);
+	}
 	return common;
 }
 
 void
-anon_dp_check_auto_arguments(List *args, const char *function)
+anon_dp_check_auto_arguments(List *args, bool mean, const char *function)
 {
-	(void) auto_arguments(args, function);
+	(void) auto_arguments(args, mean, function);
 }
 
 static auto_state *
-auto_new(FunctionCallInfo fcinfo, const char *function)
+auto_new(FunctionCallInfo fcinfo, bool mean, const char *function)
 {
 	auto_state *s = palloc0(sizeof(auto_state));
 
-	s->common = auto_arguments(call_arguments(fcinfo, function), function);
+	s->common = auto_arguments(call_arguments(fcinfo, function), mean, function);
 	return s;
 }
 
 static Datum
-auto_transition(FunctionCallInfo fcinfo, const char *function)
+auto_transition(FunctionCallInfo fcinfo, bool mean, const char *function)
 {
 	MemoryContext old = MemoryContextSwitchTo(aggregate_context(fcinfo, function));
-	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, function)
+	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, mean, function)
 		: (auto_state *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1) && !isnan(PG_GETARG_FLOAT8(1)))
@@ -106,14 +125,14 @@ PG_FUNCTION_INFO_V1(dp_sum_auto_transfn);
 Datum
 dp_sum_auto_transfn(PG_FUNCTION_ARGS)
 {
-	return auto_transition(fcinfo, "dp_sum_auto");
+	return auto_transition(fcinfo, false, "dp_sum_auto");
 }
 
 PG_FUNCTION_INFO_V1(dp_avg_auto_transfn);
 Datum
 dp_avg_auto_transfn(PG_FUNCTION_ARGS)
 {
-	return auto_transition(fcinfo, "dp_avg_auto");
+	return auto_transition(fcinfo, true, "dp_avg_auto");
 }
 
 /* the bounded sum or mean of the values with the rest of epsilon */
@@ -148,7 +167,7 @@ bounded_release(const auto_state *s, bool mean, double epsilon, double lower, do
 static auto_result
 auto_release(FunctionCallInfo fcinfo, bool mean, const char *function)
 {
-	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, function)
+	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, mean, function)
 		: (auto_state *) PG_GETARG_POINTER(0);
 	uint64_t   *counts = palloc0(sizeof(uint64_t) * DP_AUTO_BIN_COUNT);
 	double		histogram = s->common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
@@ -189,21 +208,17 @@ dp_avg_auto_final(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(r.value);
 }
 
-/* (value, lower_bound, upper_bound) of type anon_dp_bounded */
+/* {value, lower bound, upper bound}: a built-in type, readable by analysts */
 static Datum
-bounded_tuple(FunctionCallInfo fcinfo, auto_result r)
+bounded_array(auto_result r)
 {
-	TupleDesc	desc;
 	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "anon_dp: the result of an automatic-bounds block is not a row type");
-	desc = BlessTupleDesc(desc);
 	values[0] = Float8GetDatum(r.value);
 	values[1] = Float8GetDatum(r.lower);
 	values[2] = Float8GetDatum(r.upper);
-	return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+	return PointerGetDatum(construct_array(values, 3, FLOAT8OID, sizeof(float8),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 PG_FUNCTION_INFO_V1(dp_sum_auto_bounds_final);
@@ -214,7 +229,7 @@ dp_sum_auto_bounds_final(PG_FUNCTION_ARGS)
 
 	if (!r.found)
 		PG_RETURN_NULL();
-	return bounded_tuple(fcinfo, r);
+	return bounded_array(r);
 }
 
 PG_FUNCTION_INFO_V1(dp_avg_auto_bounds_final);
@@ -225,5 +240,5 @@ dp_avg_auto_bounds_final(PG_FUNCTION_ARGS)
 
 	if (!r.found)
 		PG_RETURN_NULL();
-	return bounded_tuple(fcinfo, r);
+	return bounded_array(r);
 }

@@ -9,9 +9,9 @@
 
 /*
  * The checks the final functions make on a call's constants (epsilon,
- * contributions), with errors naming function: for the rewriter's
- * anon_dp_check_block_arguments.
+ * contributions) for a sum or a mean (mean), with errors naming function:
+ * for the rewriter's anon_dp_check_block_arguments.
  */
-extern void anon_dp_check_auto_arguments(List *args, const char *function);
+extern void anon_dp_check_auto_arguments(List *args, bool mean, const char *function);
 
 #endif							/* ANON_DP_AUTO_BOUNDS_H */
