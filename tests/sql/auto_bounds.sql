@@ -9,6 +9,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
 SET extra_float_digits = 0;
+SET compute_query_id = off;
 
 -- 4000 users; x uniform on 100..999 (bins [64,128) .. [512,1024)), one row
 -- each; g: 2 groups of 2000 users
