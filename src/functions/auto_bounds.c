@@ -1,20 +1,20 @@
 /*
- * auto_bounds.c -- the building blocks of ANON_SUM(x) and ANON_AVG(x)
- * written without bounds (paper Sec. 5.1.1, src/dp/dp_auto_bounds.h).
+ * auto_bounds.c -- the building blocks of ANON_SUM(x), ANON_AVG(x),
+ * ANON_VAR(x) and ANON_STDDEV(x) written without bounds (paper Sec. 5.1.1,
+ * src/dp/dp_auto_bounds.h).
  *
- *   dp_sum_auto(value float8, epsilon float8, contributions int4) -> float8
- *   dp_avg_auto(value float8, epsilon float8, contributions int4) -> float8
- *   dp_sum_auto_bounds / dp_avg_auto_bounds(...) -> float8[]
- *       {value, lower bound, upper bound}
+ *   dp_<t>_auto(value float8, epsilon float8, contributions int4) -> float8
+ *   dp_<t>_auto_bounds(...) -> float8[] {value, lower bound, upper bound}
+ *   for <t> = sum, avg, var, stddev
  *
  * Each input row is one user's value in the partition (the rewriter's
  * per-user partial).  The state keeps the values of the partition; the final
  * function spends DP_AUTO_HISTOGRAM_SHARE of epsilon on the noisy
  * logarithmic histogram that chooses [lower, upper], then runs the bounded
- * sum or mean of src/dp with the rest of epsilon and those bounds.  The
- * release's epsilon argument is the whole of both (what the budget charges).
- * When no bin of the histogram passes its threshold (too few users) the
- * result is SQL NULL: a fixed fallback, never an error.
+ * sum, mean or variance of src/dp with the rest of epsilon and those bounds.
+ * The release's epsilon argument is the whole of both (what the budget
+ * charges).  When no bin of the histogram passes its threshold (too few
+ * users) the result is SQL NULL: a fixed fallback, never an error.
  *
  * The state grows with the users of a partition (8 bytes each); the blocks
  * are PARALLEL RESTRICTED like every building block and have no combine
@@ -26,17 +26,25 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "utils/array.h"
 #include "nodes/pg_list.h"
+#include "utils/array.h"
 
 #include "dp/dp_aggregate.h"
 #include "dp/dp_auto_bounds.h"
 #include "functions/aggregate_args.h"
 #include "functions/auto_bounds.h"
 
+/* what runs with the chosen bounds */
+typedef enum auto_target
+{
+	AUTO_SUM,					/* dp_sum; the bounds keep 0 inside */
+	AUTO_MEAN,					/* dp_mean */
+	AUTO_VARIANCE,				/* dp_variance */
+	AUTO_STDDEV					/* sqrt of dp_variance */
+} auto_target;
+
 typedef struct auto_state
 {
-	common_params common;
 	int64		count;
 	int64		capacity;
 	double	   *values;
@@ -51,60 +59,103 @@ typedef struct auto_result
 	double		upper;
 } auto_result;
 
-/*
- * epsilon and contributions of a call: (value, epsilon, contributions).  The
- * histogram's plan and the value's, with any bounds the histogram may
- * choose, are checked here: a failure depends on the constants only, never
- * on whether bounds were found.
- */
-static common_params
-auto_arguments(List *args, bool mean, const char *function)
+/* The bounded aggregate of the values in [lower, upper] with epsilon, or a check only. */
+static double
+bounded_release(const double *values, int64 count, auto_target target, double epsilon,
+				uint32 contributions, double lower, double upper, bool draw,
+				const char *function)
 {
-	common_params common = read_common(args, 1, function);
-	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
-	double		value = common.epsilon - histogram;
-	dp_noise_plan plan;
-	dp_mean		m;
-	dp_sum		sum;
-	double		widest = ldexp(1.0, DP_AUTO_K_MAX);
-	double		narrowest = ldexp(1.0, DP_AUTO_K_MIN);
+	int64		i;
 
-	check_init(dp_laplace_plan_make(1.0, histogram, common.contributions, &plan), function);
-	if (mean)
+	if (target == AUTO_SUM)
 	{
-		check_init(dp_mean_init(&m, -widest, widest, value, common.contributions), function);
-		check_init(dp_mean_init(&m, 0, narrowest, value, common.contributions), function);
+		dp_sum		sum;
+
+		check_init(dp_sum_init_real(&sum, lower, upper, epsilon, contributions), function);
+		for (i = 0; i < count; i++)
+			dp_sum_add_real(&sum, values[i]);
+		return draw ? dp_sum_release_real(dp_rng_secure(), &sum) : 0;
+	}
+	if (target == AUTO_MEAN)
+	{
+		dp_mean		m;
+
+		check_init(dp_mean_init(&m, lower, upper, epsilon, contributions), function);
+		for (i = 0; i < count; i++)
+			dp_mean_add(&m, values[i]);
+		return draw ? dp_mean_release(dp_rng_secure(), &m) : 0;
 	}
 	else
 	{
-		check_init(dp_sum_init_real(&sum, -widest, widest, value, common.contributions),
-				   function);
-		check_init(dp_sum_init_real(&sum, -narrowest, narrowest, value, common.contributions),
-				   function);
+		dp_variance v;
+		double		variance;
+
+		check_init(dp_variance_init(&v, lower, upper, epsilon, contributions), function);
+		for (i = 0; i < count; i++)
+			dp_variance_add(&v, values[i]);
+		if (!draw)
+			return 0;
+		variance = dp_variance_release(dp_rng_secure(), &v);
+		return target == AUTO_STDDEV ? sqrt(variance) : variance;
 	}
+}
+
+/*
+ * epsilon and contributions of a call: (value, epsilon, contributions).  The
+ * histogram's plan and the value's, with the widest and the narrowest bounds
+ * the histogram may choose, are checked here: a failure depends on the
+ * constants only, never on whether or which bounds were found.
+ */
+static common_params
+auto_arguments(List *args, auto_target target, const char *function)
+{
+	common_params common = read_common(args, 1, function);
+	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
+	double		widest = ldexp(1.0, DP_AUTO_K_MAX);
+	double		narrowest = ldexp(1.0, DP_AUTO_K_MIN);
+	dp_noise_plan plan;
+
+	check_init(dp_laplace_plan_make(1.0, histogram, common.contributions, &plan), function);
+	(void) bounded_release(NULL, 0, target, common.epsilon - histogram, common.contributions,
+						   -widest, widest, false, function);
+	(void) bounded_release(NULL, 0, target, common.epsilon - histogram, common.contributions,
+						   -narrowest, narrowest, false, function);
 	return common;
 }
 
-void
-anon_dp_check_auto_arguments(List *args, bool mean, const char *function)
+/* the target of a block by its name: dp_sum_auto, dp_avg_auto_bounds, ... */
+static auto_target
+block_target(const char *block)
 {
-	(void) auto_arguments(args, mean, function);
+	if (strncmp(block, "dp_avg", 6) == 0)
+		return AUTO_MEAN;
+	if (strncmp(block, "dp_var", 6) == 0)
+		return AUTO_VARIANCE;
+	if (strncmp(block, "dp_stddev", 9) == 0)
+		return AUTO_STDDEV;
+	return AUTO_SUM;
+}
+
+void
+anon_dp_check_auto_arguments(List *args, const char *block, const char *function)
+{
+	(void) auto_arguments(args, block_target(block), function);
 }
 
 static auto_state *
-auto_new(FunctionCallInfo fcinfo, bool mean, const char *function)
+auto_new(FunctionCallInfo fcinfo, const char *function)
 {
 	auto_state *s = palloc0(sizeof(auto_state));
 
-	s->common = auto_arguments(call_arguments(fcinfo, function), mean, function);
+	(void) auto_arguments(call_arguments(fcinfo, function), AUTO_SUM, function);
 	return s;
 }
 
 static Datum
-auto_transition(FunctionCallInfo fcinfo, bool mean, const char *function)
+auto_transition(FunctionCallInfo fcinfo, const char *function)
 {
 	MemoryContext old = MemoryContextSwitchTo(aggregate_context(fcinfo, function));
-	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, mean, function)
+	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, function)
 		: (auto_state *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1) && !isnan(PG_GETARG_FLOAT8(1)))
@@ -121,91 +172,38 @@ auto_transition(FunctionCallInfo fcinfo, bool mean, const char *function)
 	PG_RETURN_POINTER(s);
 }
 
-PG_FUNCTION_INFO_V1(dp_sum_auto_transfn);
+/* one transition function serves every block: its name only names errors */
+PG_FUNCTION_INFO_V1(dp_auto_transfn);
 Datum
-dp_sum_auto_transfn(PG_FUNCTION_ARGS)
+dp_auto_transfn(PG_FUNCTION_ARGS)
 {
-	return auto_transition(fcinfo, false, "dp_sum_auto");
-}
-
-PG_FUNCTION_INFO_V1(dp_avg_auto_transfn);
-Datum
-dp_avg_auto_transfn(PG_FUNCTION_ARGS)
-{
-	return auto_transition(fcinfo, true, "dp_avg_auto");
-}
-
-/* the bounded sum or mean of the values with the rest of epsilon */
-static double
-bounded_release(const auto_state *s, bool mean, double epsilon, double lower, double upper,
-				const char *function)
-{
-	int64		i;
-
-	if (mean)
-	{
-		dp_mean		m;
-
-		check_init(dp_mean_init(&m, lower, upper, epsilon, s->common.contributions), function);
-		for (i = 0; i < s->count; i++)
-			dp_mean_add(&m, s->values[i]);
-		return dp_mean_release(dp_rng_secure(), &m);
-	}
-	else
-	{
-		dp_sum		sum;
-
-		check_init(dp_sum_init_real(&sum, lower, upper, epsilon, s->common.contributions),
-				   function);
-		for (i = 0; i < s->count; i++)
-			dp_sum_add_real(&sum, s->values[i]);
-		return dp_sum_release_real(dp_rng_secure(), &sum);
-	}
+	return auto_transition(fcinfo, "dp_auto");
 }
 
 /* The histogram chooses the bounds, then the bounded aggregate runs. */
 static auto_result
-auto_release(FunctionCallInfo fcinfo, bool mean, const char *function)
+auto_release(FunctionCallInfo fcinfo, auto_target target, const char *function)
 {
-	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, mean, function)
-		: (auto_state *) PG_GETARG_POINTER(0);
+	/* checked for this target before anything is drawn (the transition is shared) */
+	common_params common = auto_arguments(call_arguments(fcinfo, function), target, function);
+	auto_state *s = PG_ARGISNULL(0) ? NULL : (auto_state *) PG_GETARG_POINTER(0);
 	uint64_t   *counts = palloc0(sizeof(uint64_t) * DP_AUTO_BIN_COUNT);
-	double		histogram = s->common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
+	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
 	auto_result r = {false, 0, 0, 0};
+	int64		count = s == NULL ? 0 : s->count;
 	int64		i;
 
-	for (i = 0; i < s->count; i++)
+	for (i = 0; i < count; i++)
 		counts[dp_auto_bin(s->values[i])]++;
-	/* a sum keeps 0 inside its bounds (no extra sensitivity); a mean does not */
-	check_init(dp_auto_bounds(dp_rng_secure(), counts, histogram, s->common.contributions,
-							  !mean, &r.found, &r.lower, &r.upper), function);
+	/* a sum keeps 0 inside its bounds (no extra sensitivity); the others do not */
+	check_init(dp_auto_bounds(dp_rng_secure(), counts, histogram, common.contributions,
+							  target == AUTO_SUM, &r.found, &r.lower, &r.upper), function);
 	pfree(counts);
 	if (r.found)
-		r.value = bounded_release(s, mean, s->common.epsilon - histogram, r.lower, r.upper,
-								  function);
+		r.value = bounded_release(s == NULL ? NULL : s->values, count, target,
+								  common.epsilon - histogram, common.contributions,
+								  r.lower, r.upper, true, function);
 	return r;
-}
-
-PG_FUNCTION_INFO_V1(dp_sum_auto_final);
-Datum
-dp_sum_auto_final(PG_FUNCTION_ARGS)
-{
-	auto_result r = auto_release(fcinfo, false, "dp_sum_auto");
-
-	if (!r.found)
-		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(r.value);
-}
-
-PG_FUNCTION_INFO_V1(dp_avg_auto_final);
-Datum
-dp_avg_auto_final(PG_FUNCTION_ARGS)
-{
-	auto_result r = auto_release(fcinfo, true, "dp_avg_auto");
-
-	if (!r.found)
-		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(r.value);
 }
 
 /* {value, lower bound, upper bound}: a built-in type, readable by analysts */
@@ -221,24 +219,30 @@ bounded_array(auto_result r)
 										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-PG_FUNCTION_INFO_V1(dp_sum_auto_bounds_final);
-Datum
-dp_sum_auto_bounds_final(PG_FUNCTION_ARGS)
-{
-	auto_result r = auto_release(fcinfo, false, "dp_sum_auto_bounds");
-
-	if (!r.found)
-		PG_RETURN_NULL();
-	return bounded_array(r);
+/* the value, and the value with its bounds, of one target */
+#define AUTO_FINALS(name, bounds_name, target) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	auto_result r = auto_release(fcinfo, target, #name); \
+ \
+	if (!r.found) \
+		PG_RETURN_NULL(); \
+	PG_RETURN_FLOAT8(r.value); \
+} \
+PG_FUNCTION_INFO_V1(bounds_name); \
+Datum \
+bounds_name(PG_FUNCTION_ARGS) \
+{ \
+	auto_result r = auto_release(fcinfo, target, #bounds_name); \
+ \
+	if (!r.found) \
+		PG_RETURN_NULL(); \
+	return bounded_array(r); \
 }
 
-PG_FUNCTION_INFO_V1(dp_avg_auto_bounds_final);
-Datum
-dp_avg_auto_bounds_final(PG_FUNCTION_ARGS)
-{
-	auto_result r = auto_release(fcinfo, true, "dp_avg_auto_bounds");
-
-	if (!r.found)
-		PG_RETURN_NULL();
-	return bounded_array(r);
-}
+AUTO_FINALS(dp_sum_auto_final, dp_sum_auto_bounds_final, AUTO_SUM)
+AUTO_FINALS(dp_avg_auto_final, dp_avg_auto_bounds_final, AUTO_MEAN)
+AUTO_FINALS(dp_var_auto_final, dp_var_auto_bounds_final, AUTO_VARIANCE)
+AUTO_FINALS(dp_stddev_auto_final, dp_stddev_auto_bounds_final, AUTO_STDDEV)

@@ -651,8 +651,8 @@ anon_dp_check_block_arguments(const char *block, List *args, const char *functio
 		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
 	else if (strcmp(block, "dp_ntile") == 0 || strcmp(block, "dp_ntile_rows") == 0)
 		(void) quantile_from_arguments(args, function);
-	else if (strncmp(block, "dp_sum_auto", 11) == 0 || strncmp(block, "dp_avg_auto", 11) == 0)
-		anon_dp_check_auto_arguments(args, strncmp(block, "dp_avg", 6) == 0, function);
+	else if (strstr(block, "_auto") != NULL)
+		anon_dp_check_auto_arguments(args, block, function);
 	else if (strcmp(block, "dp_count_select") == 0)
 		check_selection_arguments(args, 1, function);
 	else if (strcmp(block, "dp_avg_select") == 0)

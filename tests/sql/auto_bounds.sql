@@ -1,5 +1,6 @@
--- Automatic bounds (paper Sec. 5.1.1, doc/functions.md section 11):
--- ANON_SUM(x), ANON_AVG(x) and their _WITH_BOUNDS forms spend half of their
+-- Automatic bounds (paper Sec. 5.1.1, doc/functions.md section 10):
+-- ANON_SUM(x), ANON_AVG(x), ANON_VAR(x), ANON_STDDEV(x) and their
+-- _WITH_BOUNDS forms spend half of their
 -- epsilon on a noisy logarithmic histogram of the users' values that chooses
 -- [lower, upper], and half on the value.  Properties, not printed noise:
 -- every margin below is at least 5 standard errors, every "rare" event of
@@ -26,7 +27,9 @@ SELECT anon_dp_set_budget('ab_analyst', 100, 0.01);
 -- result type double precision for every numeric column
 -- (the _WITH_BOUNDS forms: double precision[] {value, lower bound, upper bound})
 SELECT pg_typeof(ANON_SUM(x)) AS sum_int, pg_typeof(ANON_SUM(n)) AS sum_numeric,
-       pg_typeof(ANON_AVG(x)) AS avg_int, pg_typeof(ANON_SUM_WITH_BOUNDS(x)) AS with_bounds
+       pg_typeof(ANON_AVG(x)) AS avg_int, pg_typeof(ANON_VAR(x)) AS var_int,
+       pg_typeof(ANON_STDDEV(n)) AS stddev_numeric,
+       pg_typeof(ANON_SUM_WITH_BOUNDS(x)) AS with_bounds
 FROM ab_t;
 -- the block gets the release's whole epsilon (1): half chooses the bounds
 EXPLAIN (VERBOSE, COSTS OFF) SELECT ANON_SUM(x) FROM ab_t;
@@ -41,6 +44,14 @@ FROM ab_t GROUP BY g;
 SELECT abs(ANON_SUM(x) - 2194700) < 51200 AS sum_ok,
        abs(ANON_AVG(x) - 548.675) < 30 AS avg_ok
 FROM ab_t;
+-- variance of x (uniform on 100..999): about 67,500, standard deviation about
+-- 259.8; with bounds [64, 1024] at epsilon 1/6 per part the noise of the
+-- variance is a few hundred: margins 10 %
+SELECT abs(ANON_VAR(x) - 67500) < 6750 AS var_ok, abs(ANON_STDDEV(x) - 259.8) < 26 AS stddev_ok
+FROM ab_t;
+SELECT b[2] IN (64, 128) AS var_lower_ok, b[3] AS var_upper, abs(sqrt(b[1]) - 259.8) < 26 AS var_ok
+FROM (SELECT ANON_VAR_WITH_BOUNDS(x) AS b FROM ab_t) s;
+SELECT (ANON_STDDEV_WITH_BOUNDS(x))[3] AS stddev_upper FROM ab_t;
 -- grouped: both partitions released (2000 users); epsilon 1/3 each, margin 25 scales
 SELECT g, abs(ANON_SUM(x) - 1097350) < 77000 AS sum_ok, abs(ANON_AVG(x) - 548.675) < 30 AS avg_ok
 FROM ab_t GROUP BY g ORDER BY g;
@@ -59,6 +70,7 @@ SELECT (ANON_SUM_WITH_BOUNDS(x))[3] AS upper_1024 FROM ab_t;
 
 -- ---- tiny inputs fail safe: NULL, never an error ----
 SELECT ANON_SUM(x) IS NULL AS two_users_null, ANON_AVG(x) IS NULL AS avg_null,
+       ANON_VAR(x) IS NULL AS var_null, ANON_STDDEV(x) IS NULL AS stddev_null,
        ANON_SUM_WITH_BOUNDS(x) IS NULL AS with_bounds_null
 FROM ab_t WHERE uid <= 2;
 SELECT ANON_SUM(x) IS NULL AS empty_null FROM ab_t WHERE false;
@@ -79,14 +91,19 @@ SELECT ANON_SUM(label) FROM ab_t;
 SELECT ANON_AVG(label) FROM ab_t;
 SELECT ANON_SUM_WITH_BOUNDS(label) FROM ab_t;
 SELECT ANON_AVG(x, 0) FROM ab_t;
-SELECT ANON_VAR(x) FROM ab_t;
+SELECT ANON_VAR(label) FROM ab_t;
+SELECT ANON_STDDEV_WITH_BOUNDS(label) FROM ab_t;
+SELECT ANON_VAR(x, 0) FROM ab_t;
 SELECT ANON_MEDIAN(x) FROM ab_t;
+SELECT ANON_MIN(x) FROM ab_t;
 -- the building block checks its epsilon like the others
 SELECT dp_sum_auto(x, 0, 1) FROM ab_t;
 SELECT dp_avg_auto(x, 1, 0) FROM ab_t;
 -- an epsilon too small for the mean's parts is refused on any input, before
 -- the histogram could find bounds (an error must not tell whether it did)
 SELECT dp_avg_auto(x, 3e-12, 1) FROM ab_t WHERE false;
+SELECT dp_var_auto(x, 5e-12, 1) FROM ab_t;
+SELECT dp_stddev_auto_bounds(x, 5e-12, 1) FROM ab_t WHERE false;
 SELECT dp_sum_auto(x, 3e-12, 1) IS NULL AS sum_accepts FROM ab_t WHERE false;
 
 -- ---- the value's noise: epsilon / 2 with the chosen bounds ----
