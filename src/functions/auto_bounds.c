@@ -28,6 +28,7 @@
 #include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "utils/lsyscache.h"
 
 #include "dp/dp_aggregate.h"
 #include "dp/dp_auto_bounds.h"
@@ -147,15 +148,27 @@ auto_new(FunctionCallInfo fcinfo, const char *function)
 {
 	auto_state *s = palloc0(sizeof(auto_state));
 
-	(void) auto_arguments(call_arguments(fcinfo, function), AUTO_SUM, function);
+	(void) auto_arguments(call_arguments(fcinfo, function), block_target(function), function);
 	return s;
 }
 
-static Datum
-auto_transition(FunctionCallInfo fcinfo, const char *function)
+/* the name of the block being run (dp_sum_auto, ...), for its errors */
+static const char *
+running_block(FunctionCallInfo fcinfo)
 {
-	MemoryContext old = MemoryContextSwitchTo(aggregate_context(fcinfo, function));
-	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, function)
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	char	   *name = aggref == NULL ? NULL : get_func_name(aggref->aggfnoid);
+
+	return name == NULL ? "dp_auto" : name;
+}
+
+/* one transition function serves every block */
+PG_FUNCTION_INFO_V1(dp_auto_transfn);
+Datum
+dp_auto_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext old = MemoryContextSwitchTo(aggregate_context(fcinfo, "dp_auto"));
+	auto_state *s = PG_ARGISNULL(0) ? auto_new(fcinfo, running_block(fcinfo))
 		: (auto_state *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1) && !isnan(PG_GETARG_FLOAT8(1)))
@@ -172,18 +185,11 @@ auto_transition(FunctionCallInfo fcinfo, const char *function)
 	PG_RETURN_POINTER(s);
 }
 
-/* one transition function serves every block: its name only names errors */
-PG_FUNCTION_INFO_V1(dp_auto_transfn);
-Datum
-dp_auto_transfn(PG_FUNCTION_ARGS)
-{
-	return auto_transition(fcinfo, "dp_auto");
-}
-
 /* The histogram chooses the bounds, then the bounded aggregate runs. */
 static auto_result
-auto_release(FunctionCallInfo fcinfo, auto_target target, const char *function)
+auto_release(FunctionCallInfo fcinfo, auto_target target)
 {
+	const char *function = running_block(fcinfo);
 	/* checked for this target before anything is drawn (the transition is shared) */
 	common_params common = auto_arguments(call_arguments(fcinfo, function), target, function);
 	auto_state *s = PG_ARGISNULL(0) ? NULL : (auto_state *) PG_GETARG_POINTER(0);
@@ -225,7 +231,7 @@ PG_FUNCTION_INFO_V1(name); \
 Datum \
 name(PG_FUNCTION_ARGS) \
 { \
-	auto_result r = auto_release(fcinfo, target, #name); \
+	auto_result r = auto_release(fcinfo, target); \
  \
 	if (!r.found) \
 		PG_RETURN_NULL(); \
@@ -235,7 +241,7 @@ PG_FUNCTION_INFO_V1(bounds_name); \
 Datum \
 bounds_name(PG_FUNCTION_ARGS) \
 { \
-	auto_result r = auto_release(fcinfo, target, #bounds_name); \
+	auto_result r = auto_release(fcinfo, target); \
  \
 	if (!r.found) \
 		PG_RETURN_NULL(); \

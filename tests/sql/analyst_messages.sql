@@ -23,7 +23,7 @@ SELECT ANON_SUM(browser) FROM am_visits;
 SELECT ANON_SUM(pages, 0) FROM am_visits;
 SELECT ANON_AVG(browser) FROM am_visits;
 SELECT ANON_AVG(d, 0) FROM am_visits;
-SELECT ANON_VAR(d) FROM am_visits;
+SELECT ANON_VAR(browser) FROM am_visits;
 SELECT ANON_STDDEV(d, 1) FROM am_visits;
 SELECT ANON_MIN(d) FROM am_visits;
 SELECT ANON_MAX(d, 600) FROM am_visits;
