@@ -7,7 +7,7 @@ PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 # the pure C99 core: no PostgreSQL headers
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
-	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o src/dp/dp_interval.o
+	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o src/dp/dp_interval.o src/dp/dp_auto_bounds.o
 # module entry, settings, hooks, the extension's catalog, DP core host
 TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o
 # the anonymization pipeline (src/anonymizer/pipeline.h)
@@ -28,7 +28,7 @@ BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 	src/budget/ledger_worker.o src/budget/ledger_store.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
-	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o \
+	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o src/functions/auto_bounds.o \
 	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
@@ -39,7 +39,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates analyst_messages attacks bounding budget clamping errors explain foreign_tables \
+REGRESS = access aggregates analyst_messages attacks auto_bounds bounding budget clamping errors explain foreign_tables \
 	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold
 REGRESS_OPTS = --inputdir=tests --outputdir=tests

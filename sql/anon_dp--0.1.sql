@@ -727,3 +727,101 @@ CREATE FUNCTION anon_dp_canonical_key(interval) RETURNS interval
 AS 'MODULE_PATHNAME', 'anon_dp_canonical_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION anon_dp_canonical_key(bpchar) RETURNS bpchar
 AS 'MODULE_PATHNAME', 'anon_dp_canonical_bpchar' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Automatic bounds (paper Sec. 5.1.1, doc/functions.md): ANON_SUM(x),
+-- ANON_AVG(x), ANON_VAR(x) and ANON_STDDEV(x) without bounds, and their
+-- _WITH_BOUNDS forms that return {value, lower bound, upper bound}: the
+-- bounds the noisy histogram chose (an array of a built-in type, which
+-- anonymized sessions may read) (src/functions/auto_bounds.c).  The float8
+-- overloads take every numeric column (implicit cast); other types reach the
+-- "any" declarations and their refusal.
+--------------------------------------------------------------------------
+CREATE FUNCTION anon_dp_requires_rewrite_bounded(internal) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_auto_transfn(internal, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE anon_sum(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_with_bounds(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+CREATE AGGREGATE anon_sum_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+-- dp_sum_auto(value, epsilon, contributions): half of epsilon chooses the
+-- bounds, half the value; NULL when no bounds could be chosen
+CREATE FUNCTION dp_sum_auto_final(internal, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_sum_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum_auto(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_sum_auto_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_sum_auto_bounds(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_sum_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+CREATE AGGREGATE anon_avg(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_with_bounds(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+CREATE AGGREGATE anon_avg_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+-- dp_avg_auto(value, epsilon, contributions): half of epsilon chooses the
+-- bounds, half the value; NULL when no bounds could be chosen
+CREATE FUNCTION dp_avg_auto_final(internal, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_avg_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_avg_auto(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_avg_auto_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_avg_auto_bounds(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_avg_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+CREATE AGGREGATE anon_var(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var_with_bounds(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+CREATE AGGREGATE anon_var_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+-- dp_var_auto(value, epsilon, contributions): half of epsilon chooses the
+-- bounds, half the value; NULL when no bounds could be chosen
+CREATE FUNCTION dp_var_auto_final(internal, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_var_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_auto(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_var_auto_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_var_auto_bounds(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_var_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+CREATE AGGREGATE anon_stddev(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev_with_bounds(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+CREATE AGGREGATE anon_stddev_with_bounds("any") (SFUNC = anon_dp_requires_rewrite_incomplete,
+    STYPE = internal, FINALFUNC = anon_dp_requires_rewrite_bounded, PARALLEL = SAFE);
+-- dp_stddev_auto(value, epsilon, contributions): half of epsilon chooses the
+-- bounds, half the value; NULL when no bounds could be chosen
+CREATE FUNCTION dp_stddev_auto_final(internal, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dp_stddev_auto_bounds_final(internal, float8, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_stddev_auto(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_stddev_auto_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE dp_stddev_auto_bounds(float8, float8, int4) (
+    SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_stddev_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);

@@ -44,6 +44,15 @@ static const anon_partial partial_distinct =
 #define NO_INTERVAL(name, display, nargs) \
 	{name, display, nargs, {ANYOID, ANYOID, ANYOID, ANYOID}, NULL, NULL, 0, {0}, NULL, NULL, \
 	false, VALUES_ONE, SELECTS_NONE, NULL, false, INTERVAL_REFUSED}
+/*
+ * X(x) with bounds chosen automatically: block(partial, epsilon, 1) over the
+ * float8 value; sensitivity that of the chosen bounds after a histogram of
+ * sensitivity 1 (src/functions/auto_bounds.c)
+ */
+#define AUTOMATIC(name, display, partial, block, sensitivity) \
+	{name, display, 1, {FLOAT8OID}, partial, block, 3, {FLOAT8OID, FLOAT8OID, INT4OID}, NULL, \
+	"histogram 1, then " sensitivity " of the chosen bounds", false, VALUES_ONE, SELECTS_NONE, \
+	NULL, false}
 
 #define F8 FLOAT8OID
 #define I8 INT8OID
@@ -154,6 +163,31 @@ const anon_kind anon_kinds[] = {
 	INCOMPLETE("anon_ntile", "ANON_NTILE", 3),
 	INCOMPLETE("anon_sum_ci", "ANON_SUM_CI", 1), INCOMPLETE("anon_sum_ci", "ANON_SUM_CI", 2),
 	INCOMPLETE("anon_avg_ci", "ANON_AVG_CI", 1), INCOMPLETE("anon_avg_ci", "ANON_AVG_CI", 2),
+
+	/*
+	 * Automatic bounds (paper Sec. 5.1.1, src/functions/auto_bounds.c): the
+	 * block spends half of the release's epsilon on the noisy histogram that
+	 * chooses the bounds, half on the value (sensitivity with the chosen
+	 * bounds); its epsilon argument is the whole.  Numeric columns resolve to
+	 * these float8 overloads; other types reach the refusals above and below.
+	 */
+	AUTOMATIC("anon_sum", "ANON_SUM", &partial_sum_float, "dp_sum_auto", "max(|L|, |U|)"),
+	AUTOMATIC("anon_avg", "ANON_AVG", &partial_mean, "dp_avg_auto", "|U - L|"),
+	AUTOMATIC("anon_var", "ANON_VAR", &partial_mean, "dp_var_auto", "|U - L|^2"),
+	AUTOMATIC("anon_stddev", "ANON_STDDEV", &partial_mean, "dp_stddev_auto", "|U - L|^2"),
+	AUTOMATIC("anon_sum_with_bounds", "ANON_SUM_WITH_BOUNDS", &partial_sum_float,
+			  "dp_sum_auto_bounds", "max(|L|, |U|)"),
+	AUTOMATIC("anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", &partial_mean,
+			  "dp_avg_auto_bounds", "|U - L|"),
+	AUTOMATIC("anon_var_with_bounds", "ANON_VAR_WITH_BOUNDS", &partial_mean,
+			  "dp_var_auto_bounds", "|U - L|^2"),
+	AUTOMATIC("anon_stddev_with_bounds", "ANON_STDDEV_WITH_BOUNDS", &partial_mean,
+			  "dp_stddev_auto_bounds", "|U - L|^2"),
+	/* a value that is not numeric */
+	INCOMPLETE("anon_sum_with_bounds", "ANON_SUM_WITH_BOUNDS", 1),
+	INCOMPLETE("anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", 1),
+	INCOMPLETE("anon_var_with_bounds", "ANON_VAR_WITH_BOUNDS", 1),
+	INCOMPLETE("anon_stddev_with_bounds", "ANON_STDDEV_WITH_BOUNDS", 1),
 };
 
 const int	anon_kind_count = lengthof(anon_kinds);
@@ -166,6 +200,18 @@ anon_kind_distinct_twin(const anon_kind *kind)
 	for (i = 0; i < anon_kind_count; i++)
 		if (anon_kinds[i].distinct && strcmp(anon_kinds[i].name, kind->name) == 0 &&
 			anon_kinds[i].nargs == kind->nargs)
+			return &anon_kinds[i];
+	return NULL;
+}
+
+const anon_kind *
+anon_kind_automatic(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < anon_kind_count; i++)
+		if (anon_kinds[i].partial != NULL && anon_kinds[i].nargs == 1 &&
+			anon_kinds[i].argtypes[0] == FLOAT8OID && strcmp(anon_kinds[i].name, name) == 0)
 			return &anon_kinds[i];
 	return NULL;
 }

@@ -120,6 +120,12 @@ extern const anon_usage *anon_kind_usage(const char *display);
 /* position of epsilon among a building block's arguments (0-based) */
 #define ANON_BLOCK_EPSILON_ARG(kind) ((kind)->block_nargs - 2)
 
+/*
+ * The form of the aggregate of that SQL name that chooses its bounds
+ * automatically (ANON_SUM(x), ANON_AVG(x)), or NULL.
+ */
+extern const anon_kind *anon_kind_automatic(const char *name);
+
 /* The ANON_*(DISTINCT ...) twin of a kind, or NULL when it has none. */
 extern const anon_kind *anon_kind_distinct_twin(const anon_kind *kind);
 

@@ -264,6 +264,16 @@ refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
 						 format_type_be(lfirst_oid(lc)));
 	if (kind->interval == INTERVAL_REFUSED)
 		refuse_without_interval(kind->display);
+	if (kind->nargs == 1 && anon_kind_automatic(kind->name) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("anonymization query: %s(%s) needs a numeric value", kind->display,
+						types.data),
+				 errdetail("Without bounds, %s chooses them from a noisy histogram of the users' numeric values.",
+						   kind->display),
+				 usage ? errhint("Write %s(x) with x numeric (bounds chosen automatically), or %s.",
+								 kind->display, usage->usage)
+				 : errhint("Write %s(x) with x numeric.", kind->display)));
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
 			 errmsg("anonymization query: %s(%s) is missing arguments", kind->display, types.data),

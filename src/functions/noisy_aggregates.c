@@ -40,6 +40,7 @@
 #include "dp_errors.h"
 #include "functions/aggregate_args.h"
 #include "functions/intervals.h"
+#include "functions/auto_bounds.h"
 #include "functions/noisy_aggregates.h"
 #include "settings.h"
 
@@ -668,6 +669,8 @@ anon_dp_check_block_arguments(const char *block, List *args, const char *functio
 		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
 	else if (strcmp(block, "dp_ntile") == 0 || strcmp(block, "dp_ntile_rows") == 0)
 		(void) quantile_from_arguments(args, function);
+	else if (strstr(block, "_auto") != NULL)
+		anon_dp_check_auto_arguments(args, block, function);
 	else if (strcmp(block, "dp_count_select") == 0)
 		check_selection_arguments(args, 1, function);
 	else if (strcmp(block, "dp_avg_select") == 0)

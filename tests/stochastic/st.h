@@ -63,6 +63,12 @@ struct st_mech
 /* correct mechanisms over the real DP core (st_mechanisms.c) */
 extern size_t st_correct_mechanisms(st_mech *out, size_t max, bool thorough);
 
+/* automatic bounds, shared with their broken variant (st_mechanisms.c) */
+extern void *st_auto_prepare(const st_mech *m, const double *x, int n);
+extern void st_auto_counts(const void *state, uint64_t *counts);
+extern bool st_auto_sum_with(const st_mech *m, const void *state, const double *noisy,
+							 dp_rng *rng, double *out);
+
 /* broken variants (st_broken.c) */
 extern size_t st_broken_mechanisms(st_mech *out, size_t max, bool thorough);
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "st.h"
+#include "dp/dp_auto_bounds.h"
 #include "dp/dp_aggregate.h"
 #include "dp/dp_noise.h"
 #include "dp/dp_params.h"
@@ -192,6 +193,21 @@ nan_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 	return true;
 }
 
+/* ---- automatic bounds whose histogram has no noise: the bounds tell the data ---- */
+
+static bool
+auto_exact_release(const st_mech *m, void *state, dp_rng *rng, double *out)
+{
+	uint64_t	counts[DP_AUTO_BIN_COUNT];
+	double		exact[DP_AUTO_BIN_COUNT];
+	int			i;
+
+	st_auto_counts(state, counts);
+	for (i = 0; i < DP_AUTO_BIN_COUNT; i++)
+		exact[i] = (double) counts[i];
+	return st_auto_sum_with(m, state, exact, rng, out);
+}
+
 /* ---- the list ---- */
 
 static st_mech
@@ -244,6 +260,12 @@ st_broken_mechanisms(st_mech *out, size_t max, bool thorough)
 		m.release = tau_release;
 		m.groups = 1;
 		m.delta = m.delta_make = e == 0 ? 0.05 : 0.02;
+		ADD(m);
+
+		m = base("auto_exact_histogram", "ANON_SUM(x) whose bounds come from the exact histogram (threshold 0.5)", eps[e]);
+		m.prepare = st_auto_prepare;
+		m.release = auto_exact_release;
+		m.percentile = 0.5;
 		ADD(m);
 
 		m = base("nan_clamp", "sum over [-0.25, 0.5] whose clamp lets NaN through", eps[e]);

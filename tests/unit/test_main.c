@@ -85,6 +85,12 @@
 	X(interval_ratio) \
 	X(interval_mean_coverage) \
 	X(interval_users_for) \
+	/* automatic bounds (test_auto_bounds.c) */ \
+	X(auto_bins) \
+	X(auto_threshold) \
+	X(auto_pick) \
+	X(auto_histogram_noise) \
+	X(auto_bounds_choice) \
 	/* contribution bounding (test_reservoir.c) */ \
 	X(reservoir_uniform_subsets) \
 	X(reservoir_fewer_than_k) \
