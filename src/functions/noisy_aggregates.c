@@ -752,6 +752,13 @@ anon_dp_block_noise(const char *block, List *args, const char *function)
 {
 	anon_block_noise none = {"Laplace", get_float8_nan(), get_float8_nan()};
 
+	if (strstr(block, "_auto") != NULL)
+	{
+		/* bounds chosen by a noisy histogram: the scale depends on them */
+		anon_dp_check_block_arguments(block, args, function);
+		none.mechanism = "Laplace, bounds from a noisy histogram";
+		return none;
+	}
 	if (strcmp(block, "dp_count") == 0 || strcmp(block, "dp_gaussian_count") == 0)
 		return noise_of_plan(&sum_from_arguments(args, SUM_COUNT, function)->plan);
 	if (strncmp(block, "dp_sum", 6) == 0 || strncmp(block, "dp_gaussian_sum", 15) == 0)

@@ -107,7 +107,10 @@ SELECT * FROM anon_dp_explain('INSERT INTO ex_days VALUES (9)');
 SELECT * FROM anon_dp_explain('SELECT count(*) FROM ex_days');
 SELECT * FROM anon_dp_explain('SELEC ANON_COUNT(*) FROM ex_visits');
 SELECT * FROM anon_dp_explain('SELECT ANON_SUM(secs, 600, 0) FROM ex_visits');
-SELECT * FROM anon_dp_explain('SELECT ANON_SUM(secs) FROM ex_visits');
+SELECT * FROM anon_dp_explain('SELECT ANON_SUM(secs::text) FROM ex_visits');
+-- automatic bounds (issue 21 item 3): the scale depends on the bounds the histogram picks
+SELECT function, mechanism, noise_scale IS NULL AS no_scale, half_width IS NULL AS no_half_width
+FROM anon_dp_explain('SELECT ANON_SUM(secs) FROM ex_visits');
 SELECT * FROM anon_dp_explain('SELECT ANON_COUNT(*) FROM ex_nowhere');
 SELECT * FROM anon_dp_explain('SELECT ANON_SUM(secs, 0, $1) FROM ex_visits');
 SELECT * FROM anon_dp_epsilon_for('SELECT ANON_COUNT(*) FROM ex_visits', 0);

@@ -184,7 +184,7 @@ st_auto_sum_with(const st_mech *m, const void *state, const double *noisy, dp_rn
 
 	if (!dp_auto_pick(noisy, m->percentile, true, &lower, &upper))
 		return false;
-	check(dp_sum_init_real(&sum, lower, upper, m->epsilon * (1 - DP_AUTO_HISTOGRAM_SHARE), 1), m);
+	st_check(dp_sum_init_real(&sum, lower, upper, m->epsilon * (1 - DP_AUTO_HISTOGRAM_SHARE), 1), m);
 	for (i = 0; i < s->n; i++)
 		dp_sum_add_real(&sum, s->x[i]);
 	*out = dp_sum_release_real(rng, &sum);
@@ -212,7 +212,7 @@ auto_sum_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 	double		scale;
 
 	st_auto_counts(state, counts);
-	check(dp_auto_histogram(rng, counts, m->epsilon * DP_AUTO_HISTOGRAM_SHARE, 1, noisy, &scale),
+	st_check(dp_auto_histogram(rng, counts, m->epsilon * DP_AUTO_HISTOGRAM_SHARE, 1, noisy, &scale),
 		  m);
 	return st_auto_sum_with(m, state, noisy, rng, out);
 }
