@@ -99,13 +99,12 @@ plain_items(Query *level, Bitmapset *side)
 	return true;
 }
 
-public_partitions *
-public_partition_candidate(Query *level)
+/* the level's one LEFT or RIGHT join with plain items on its preserved side, or NULL */
+static public_partitions *
+join_form(Query *level)
 {
 	public_partitions *form;
 	JoinExpr   *join;
-	Node	   *preserved;
-	ListCell   *lc;
 
 	if (level->groupClause == NIL || level->groupingSets != NIL ||
 		list_length(level->jointree->fromlist) != 1 ||
@@ -114,24 +113,53 @@ public_partition_candidate(Query *level)
 	join = (JoinExpr *) linitial(level->jointree->fromlist);
 	if (join->jointype != JOIN_LEFT && join->jointype != JOIN_RIGHT)
 		return NULL;
-	preserved = join->jointype == JOIN_LEFT ? join->larg : join->rarg;
 	form = palloc0(sizeof(public_partitions));
-	form->preserved = preserved;
-	form->items = items_of(preserved);
+	form->preserved = join->jointype == JOIN_LEFT ? join->larg : join->rarg;
+	form->items = items_of(form->preserved);
 	if (!plain_items(level, form->items))
 		return NULL;
+	return form;
+}
+
+/* the first GROUP BY key (1-based) that reads more than the preserved side, or 0 */
+static int
+first_outside_key(Query *level, public_partitions *form)
+{
+	ListCell   *lc;
+	int			position = 0;
+
 	foreach(lc, level->groupClause)
 	{
 		TargetEntry *key = get_sortgroupclause_tle((SortGroupClause *) lfirst(lc),
 												   level->targetList);
 
+		position++;
 		if (!reads_only((Node *) key->expr, form->items))
-			return NULL;
+			return position;
 	}
+	return 0;
+}
+
+public_partitions *
+public_partition_candidate(Query *level)
+{
+	public_partitions *form = join_form(level);
+	ListCell   *lc;
+
+	if (form == NULL || first_outside_key(level, form) != 0)
+		return NULL;
 	foreach(lc, flatten_conjuncts(level->jointree->quals))
 		if (reads_only((Node *) lfirst(lc), form->items))
 			form->key_quals = lappend(form->key_quals, lfirst(lc));
 	return form;
+}
+
+int
+public_partition_outside_key(Query *level)
+{
+	public_partitions *form = join_form(level);
+
+	return form == NULL ? 0 : first_outside_key(level, form);
 }
 
 bool

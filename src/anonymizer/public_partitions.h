@@ -27,4 +27,11 @@ extern public_partitions *public_partition_candidate(Query *level);
 /* After: no private input on the preserved side, all on the nullable side. */
 extern bool public_partition_confirm(public_partitions *form, struct level_check *check);
 
+/*
+ * A level with the join of public partitions whose GROUP BY key at the
+ * returned position (1-based) reads more than the preserved side: the
+ * refusal names it.  0 when there is no such key or no such join.
+ */
+extern int	public_partition_outside_key(Query *level);
+
 #endif							/* ANON_DP_PUBLIC_PARTITIONS_H */

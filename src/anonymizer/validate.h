@@ -42,6 +42,9 @@ typedef struct level_check
 	bool		units_may_be_nullable;	/* public partitions (public_partitions.c):
 										 * every private input may be on the
 										 * nullable side of the level's join */
+	int			outside_key;	/* the join of public partitions, but GROUP BY
+								 * key number outside_key reads more than its
+								 * preserved side (0: none) */
 	/* set by check_level_inputs when the level reads private inputs: */
 	Expr	   *unit;			/* the privacy unit of every row: the unit
 								 * column of rels[0], or COALESCE over the

@@ -317,6 +317,10 @@ uid_column_name(level_check *check, int i)
 void
 refuse_nullable_units(level_check *check)
 {
+	if (check->outside_key > 0)
+		refuse(psprintf("GROUP BY key %d reads more than the public side of the outer join, which leaves private input \"%s\" on its nullable side",
+						check->outside_key, input_name(check->query, check->rels[0].rtindex)),
+			   "Public partitions (FROM public_table p LEFT JOIN private v ON ... GROUP BY p.key) release the keys of the public table: group only by columns of the public side and aggregate the private columns with ANON_* calls, or make the private input the preserved side (FROM private LEFT JOIN public) to group by the users' own values.");
 	refuse(psprintf("private input \"%s\" is on the nullable side of an outer join",
 					input_name(check->query, check->rels[0].rtindex)),
 		   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).");

@@ -336,6 +336,7 @@ check_level_from(anon_level *level, validated_level *valid)
 	check.outer = level->outer;
 	check.context = &context;
 	check.units_may_be_nullable = form != NULL;
+	check.outside_key = form == NULL ? public_partition_outside_key(level->query) : 0;
 	if (check_level_inputs(&check) == 0)
 		refuse("the query reads no private table",
 			   "Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.");

@@ -85,9 +85,10 @@ FROM (SELECT v.k, ANON_COUNT(*) FROM pp_rows v LEFT JOIN pp_keys p ON v.k = p.k 
 -- ==== refusals, each naming the table ====
 -- the preserved side must be labelled: an unlabelled table is refused by name
 SELECT p.k, ANON_COUNT(*) FROM pp_plain p LEFT JOIN pp_rows v ON v.k = p.k GROUP BY p.k;
--- a key that mixes in the private side: the private table would be on the nullable side
+-- a key that reads the private side: refused, naming the key and the private table
 SELECT p.k, v.x, ANON_COUNT(*) FROM pp_keys p LEFT JOIN pp_rows v ON v.k = p.k GROUP BY p.k, v.x;
 SELECT p.k + v.k, ANON_COUNT(*) FROM pp_keys p LEFT JOIN pp_rows v ON v.k = p.k GROUP BY p.k + v.k;
+SELECT v.k, ANON_COUNT(*) FROM pp_keys p LEFT JOIN pp_rows v ON v.k = p.k GROUP BY v.k;
 -- FULL JOIN of a public and a private table
 SELECT p.k, ANON_COUNT(*) FROM pp_keys p FULL JOIN pp_rows v ON v.k = p.k GROUP BY p.k;
 -- the preserved side reading a private table (a subquery or view over pp_rows)

@@ -68,6 +68,21 @@ SELECT sel_blocks('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM sel_rows GRO
 RESET anon_dp.noise;
 RESET anon_dp.max_groups_contributed;
 
+-- Gaussian noise through the glue: dp_gaussian_count(count, upper, epsilon per
+-- partition, delta, C_u) draws one Gaussian for all C_u partitions at C_u * epsilon
+-- with L2 sensitivity sqrt(C_u): sigma(0.2, C_u 5) = sqrt(5) sigma(1, C_u 1), a
+-- variance ratio of 5 (+- 25 %, 8 standard errors over 4000 draws each). L1
+-- sensitivity, or epsilon not multiplied by C_u, would give 25. The analytic sigma
+-- at epsilon 1, delta 1e-5 lies below the classic sqrt(2 ln(1.25/delta)) = 4.84.
+CREATE TEMP TABLE sel_gauss AS
+SELECT 'cu1' AS name, dp_gaussian_count(1::int8, 1, 1.0, 1e-5, 1) - 1 AS noise FROM generate_series(1, 4000) g GROUP BY g
+UNION ALL
+SELECT 'cu5', dp_gaussian_count(1::int8, 1, 0.2, 1e-5, 5) - 1 FROM generate_series(1, 4000) g GROUP BY g;
+SELECT (SELECT var_pop(noise) FROM sel_gauss WHERE name = 'cu5') /
+       (SELECT var_pop(noise) FROM sel_gauss WHERE name = 'cu1') BETWEEN 3.75 AND 6.25 AS l2_sqrt_cu,
+       (SELECT stddev_pop(noise) FROM sel_gauss WHERE name = 'cu1') BETWEEN 3.0 AND 4.84 AS analytic_sigma,
+       (SELECT abs(avg(noise)) < 0.6 FROM sel_gauss WHERE name = 'cu5') AS centred;
+
 -- every mechanism keeps the big partitions (1000 users) and drops the
 -- one-user partition 77, over 20 runs each
 CREATE TEMP TABLE sel_runs (mechanism text, g int);
