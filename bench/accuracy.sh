@@ -149,31 +149,8 @@ qv "SELECT 'ok' WHERE current_setting('shared_preload_libraries') ~ 'anon_dp'" |
 	die "anon_dp is not in shared_preload_libraries of this cluster"
 
 # ---- queries ----
-# the SELECT statement of a query file (from the line "SELECT" to the end),
-# without its final semicolon
-select_of() {
-	sed -n '/^SELECT$/,$p' "$TPCH/queries/$1" | sed -e '$ s/;[[:space:]]*$//'
-}
-# the same text with plain aggregates: ANON_COUNT(*) -> count(*),
-# ANON_COUNT(x, U) -> count(x), ANON_SUM/AVG(x, L, U) -> sum/avg(x),
-# ANON_MEDIAN(x, L, U) -> percentile_cont(0.5) WITHIN GROUP (ORDER BY x)
-plainify() {
-	perl -pe 's/ANON_COUNT\(\*\)/count(*)/g;
-		s/ANON_COUNT\((.*?),\s*\d+\)/count($1)/g;
-		s/ANON_(SUM|AVG)\((.*?),\s*-?[\d.e]+,\s*-?[\d.e]+\)/lc($1)."($2)"/ge;
-		s/ANON_MEDIAN\((.*?),\s*-?[\d.e]+,\s*-?[\d.e]+\)/percentile_cont(0.5) WITHIN GROUP (ORDER BY $1)/g'
-}
-# wrap KEYEXPR "agg:column ..." QUERY -> SELECT key, agg, val FROM (QUERY) s ...
-wrap() {
-	local key=$1 vals=$2 query=$3 list="" v
-	for v in $vals; do
-		[ -n "$list" ] && list="$list, "
-		list="$list('${v%%:*}', s.${v#*:}::float8)"
-	done
-	printf 'SELECT (%s)::text AS key, a.agg, a.val FROM (\n%s\n) s CROSS JOIN LATERAL (VALUES %s) a(agg, val)' \
-		"$key" "$query" "$list"
-}
-lit() { printf '$acc_q$%s$acc_q$' "$1"; }
+# shellcheck source=accuracy_lib.sh
+source "$BENCH_DIR/accuracy_lib.sh"
 
 # ---- data ----
 LOAD_SECONDS=-
@@ -235,11 +212,6 @@ EX_Q1_PU="SELECT key, sum(n) AS n, avg(a) AS a, percentile_cont(0.5) WITHIN GROU
                 FROM tpch_supp.lineitem WHERE $Q1_WHERE GROUP BY 1, 2) u GROUP BY key"
 Q21_PLAIN=$(select_of plain/q21.sql | sed '/^LIMIT 100$/d')
 Q16_CU=5   # the paper's C_u for Q16 (Table 4)
-# (qid, key, agg, val): the wrapped query gives (key, agg, val)
-exact() {   # QID SCHEMA SQL
-	printf "SET search_path = %s, public;\nINSERT INTO acc.exact SELECT %s, key, agg, val FROM (%s) x;\n" \
-		"$2" "'$1'" "$3"
-}
 {
 	exact q1af tpch_supp "$(wrap key "count:n avg:a median:m users:u count1:n" "$EX_Q1AF")"
 	exact q1af/peruser tpch_supp "$(wrap key "count:n avg:a median:m count1:n" "$EX_Q1AF_PU")"
@@ -270,10 +242,6 @@ exact() {   # QID SCHEMA SQL
 # cfg PART NAME QID FORM SCHEMA EPSILON DELTA CU N_AGG RUNS SQL
 CFG_SQL="$WORK_DIR/cfg.sql"
 : >"$CFG_SQL"
-cfg() {
-	printf "INSERT INTO acc.cfg VALUES ('%s', '%s', '%s', '%s', '%s', %s, %s, %s, %s, %s, %s);\n" \
-		"$2" "$1" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "$(lit "${11}")" >>"$CFG_SQL"
-}
 T3_COUNT="SELECT ANON_COUNT(l_orderkey, 373) AS v FROM q1_af"
 T3_AVG="SELECT ANON_AVG(l_extendedprice, 0, 100000) AS v FROM q1_af"
 T3_MEDIAN="SELECT ANON_MEDIAN(l_extendedprice, 0, 100000) AS v FROM q1_af"
