@@ -66,7 +66,7 @@ EPS=0.1                                  # the paper's epsilon
 EPS_SWEEP="0.01 0.02 0.05 0.2 0.5 1"     # plus 0.1 from Table 3
 DELTA_SWEEP="1e-1 1e-2 1e-3 1e-4 1e-5 1e-6 1e-8 1e-10 1e-12"   # plus Table 4's delta
 
-usage() { sed -n '2,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "accuracy.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do

@@ -74,7 +74,7 @@ while [ $# -gt 0 ]; do
 		--skip-load) SKIP_LOAD=1; shift ;;
 		--report-only) REPORT_ONLY=1; shift ;;
 		--no-save) SAVE=0; shift ;;
-		-h|--help) sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) die "unknown argument: $1" ;;
 	esac
 done
