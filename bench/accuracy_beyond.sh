@@ -315,12 +315,11 @@ done
 for qq in 04 16; do
 	paper=$( [ $qq = 04 ] && echo 0.0339 || echo 11.3 ); rep=$( [ $qq = 04 ] && echo 0.0331 || echo 15.9 )
 	for n in auto laplace nogauss gaussian; do
-		qv "SELECT format('| Gaussian noise: Q$qq, %s | median rel. error | 5 | $paper | $rep | %s | %s | - | smaller than before | %s |',
+		qv "SELECT format('| Gaussian noise: Q$qq, %s | median rel. error | 5 | $paper | $rep | %s | %s | - | - | - |',
 		      CASE '$n' WHEN 'auto' THEN 'noise = auto' WHEN 'laplace' THEN 'noise = laplace'
 		                WHEN 'nogauss' THEN 'noise = laplace, selection = optimal (no Gaussian anywhere)'
 		                ELSE 'noise = gaussian (forced)' END || ' [' || ch.plan || ']',
-		      acc.fmt_se(b.med, b.lo, b.hi), acc.fmt_se(a.med, a.lo, a.hi),
-		      CASE WHEN a.med < b.med THEN 'yes' ELSE 'no' END)
+		      acc.fmt_se(b.med, b.lo, b.hi), acc.fmt_se(a.med, a.lo, a.hi))
 		    FROM acc.err_summary a, acc.err_summary b, acc.chosen ch
 		    WHERE a.cfg = 'b${qq}_$n' AND b.cfg = 'b${qq}_before' AND ch.cfg = a.cfg"
 	done
@@ -420,6 +419,23 @@ qv "SELECT format('| %s | %s | %s | %s | %s | %s |', upper(c.qid), c.settings, c
     WHERE c.part = 'noise'
     ORDER BY c.qid, array_position(array['before', 'nogauss', 'laplace', 'auto', 'gaussian'], split_part(c.cfg, '_', 2))"
 echo
+echo "Q4: every configuration but the forced one releases its values with the same Laplace noise (\`dp_count\`, ε/(C_u(N+1)) ="
+echo "$(fmt "$EPS / 10") per value: a count of orders cannot select, so all keep a separate selection count); their differences are"
+echo "run-to-run noise.  anon_dp.noise = auto keeps Laplace here because Gaussian noise would be larger: at C_u = 5 the"
+echo "√C_u L2 sensitivity does not make up for the analytic Gaussian's σ at ε = $(fmt "$EPS / 2"), δ/2 (the planner's test,"
+echo "plan.c gaussian_is_smaller: median Gaussian noise 1.62 × the Laplace one at Q4's (ε, δ, C_u); the two are equal from"
+echo "C_u ≈ 14).  Forcing it (noise = gaussian) measures that: about 1.5 × the Laplace error.  So at the paper's parameters"
+echo "Gaussian noise brings no gain for Q4 and the planner does not use it; what changed for Q4 is only the selection."
+echo
+echo "Q16: its partitions have $(qv "SELECT min(val)::int || ' to ' || max(val)::int FROM acc.exact WHERE qid = 'q16' AND agg = 'count'") suppliers against τ ≈ $(qv "SELECT round(anon_dp_tau($EPS / 10, $DELTA_SUPP, 5)::numeric)") (paper's) or $(echo 1 | "$RATES" "$EPS" "$DELTA_SUPP" 5 1 | awk -F'|' '$1 == "gaussian" { printf "%.0f", $7 }') users for 50 % (Gaussian"
+echo "selection, chosen by auto because it keeps a partition at 50 % with fewer users), so the released values are the"
+echo "few partitions whose noise passed the threshold ($(qv "SELECT min(n) || ' to ' || max(n) FROM (SELECT count(*) n FROM acc.released r JOIN acc.cfg c USING (cfg) WHERE c.part = 'noise' AND c.qid = 'q16' GROUP BY cfg) x") of $(qv "SELECT count(*) FROM acc.exact WHERE qid = 'q16' AND agg = 'count'") × $Q16_RUNS): their error is the threshold over"
+echo "a tiny count, not the noise's size, and the medians over so few values have large standard errors.  The rates"
+echo "(last column) are the comparable numbers: the Gaussian count's thin tails let fewer of these far-below-threshold"
+echo "partitions through than the paper's Laplace count, although its users for 50 % are fewer, and the optimal"
+echo "selection's truncated count lets more through.  The error column is shown because the issue asks for it, not as"
+echo "evidence either way."
+echo
 echo "### Public partitions and ANON_COUNT(DISTINCT)"
 echo
 echo "Q13 with its keys from a public table (\`q13_counts\`: c_count 0 … 49, labelled 'public'):"
@@ -441,7 +457,9 @@ qv "WITH r AS (SELECT r.*, x.val AS exact FROM acc.released r LEFT JOIN acc.exac
       max(val) FILTER (WHERE exact = 0))
     FROM r"
 echo "Expected for an empty key: a count of 0 plus Laplace noise of scale b = C_u/(ε/N) = $(fmt "1 / $EPS"), shown non-negative: mean b/2 = $(fmt "0.5 / $EPS"), half of them 0."
-echo "No δ is spent on selection (the whole ε goes to the counts, as with reuse).  Errors on the keys with customers:"
+echo "No δ is spent on selection (the whole ε goes to the counts, as with reuse).  Errors on the keys with customers"
+echo "(public partitions release the small keys too, whose relative error is large, so the pooled median is higher"
+echo "than natural Q13's, which suppresses them; the noise scale is the same, b = 10):"
 echo
 echo "| form | released values | median rel. error ± SE (pooled) | per partition, then median, over the partitions released at least once [how many] |"
 echo "|---|---:|---:|---:|"
