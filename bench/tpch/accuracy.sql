@@ -34,7 +34,8 @@ CREATE TABLE acc.cfg (
     cu      int NOT NULL,
     n_agg   int NOT NULL,           -- distinct ANON_* calls (N)
     runs    int NOT NULL,
-    sql     text NOT NULL
+    sql     text NOT NULL,
+    settings text NOT NULL DEFAULT ''  -- 'name=value ...' over acc.apply_settings
 );
 
 CREATE TABLE acc.exact (
@@ -78,6 +79,24 @@ BEGIN
     END IF;
     PERFORM set_config('anon_dp.max_groups_contributed', p_cu::text, false);
     PERFORM set_config('anon_dp.max_rows_contributed', '0', false);
+    -- the paper's mechanisms (bench/accuracy.sh reproduces the paper): a
+    -- separate Laplace user count against tau, Laplace noise; issue 20's
+    -- choices are configurations' own settings (bench/accuracy_beyond.sh)
+    PERFORM set_config('anon_dp.partition_selection', 'laplace', false);
+    PERFORM set_config('anon_dp.reuse_counts', 'off', false);
+    PERFORM set_config('anon_dp.noise', 'laplace', false);
+END $$;
+
+-- a configuration's settings: acc.apply_settings, then its own
+CREATE PROCEDURE acc.apply_cfg(c acc.cfg)
+LANGUAGE plpgsql AS $$
+DECLARE
+    kv text;
+BEGIN
+    CALL acc.apply_settings(c.schema, c.epsilon, c.delta, c.cu);
+    FOR kv IN SELECT x FROM regexp_split_to_table(btrim(c.settings), '\s+') x WHERE x <> '' LOOP
+        PERFORM set_config(split_part(kv, '=', 1), split_part(kv, '=', 2), false);
+    END LOOP;
 END $$;
 
 CREATE PROCEDURE acc.run(p_cfg text)
@@ -90,7 +109,7 @@ BEGIN
     SELECT * INTO STRICT c FROM acc.cfg WHERE cfg = p_cfg;
     DELETE FROM acc.released WHERE cfg = p_cfg;
     DELETE FROM acc.run_time WHERE cfg = p_cfg;
-    CALL acc.apply_settings(c.schema, c.epsilon, c.delta, c.cu);
+    CALL acc.apply_cfg(c);
     FOR i IN 1 .. c.runs LOOP
         t0 := clock_timestamp();
         EXECUTE format('INSERT INTO acc.released (cfg, run, key, agg, val) '
@@ -100,7 +119,7 @@ BEGIN
         COMMIT;
         -- COMMIT ends the transaction, not the session settings; set them
         -- again anyway in case a future anon_dp resets them
-        CALL acc.apply_settings(c.schema, c.epsilon, c.delta, c.cu);
+        CALL acc.apply_cfg(c);
     END LOOP;
 END $$;
 
