@@ -346,6 +346,8 @@ CREATE FUNCTION anon_dp_requires_rewrite(internal, anyelement, anyelement, anyel
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION anon_dp_requires_rewrite(internal, float8, float8, float8, float8) RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION anon_dp_requires_rewrite(internal, float8, float8) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION anon_dp_requires_rewrite_count(internal) RETURNS int8
 AS 'MODULE_PATHNAME', 'anon_dp_requires_rewrite' LANGUAGE C VOLATILE PARALLEL SAFE;
@@ -762,6 +764,24 @@ CREATE AGGREGATE dp_sum_auto(float8, float8, int4) (
 CREATE AGGREGATE dp_sum_auto_bounds(float8, float8, int4) (
     SFUNC = dp_auto_transfn, STYPE = internal, SSPACE = 8192,
     FINALFUNC = dp_sum_auto_bounds_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- ANON_MEDIAN(x), ANON_NTILE(x, p): bounds chosen from a noisy histogram of
+-- the users' values (one value per user: the user's mean), then the quantile
+-- tree with them; NULL when no bounds could be chosen
+CREATE AGGREGATE anon_median(float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+CREATE AGGREGATE anon_ntile(float8, float8) (
+    SFUNC = anon_dp_requires_rewrite, STYPE = internal,
+    FINALFUNC = anon_dp_requires_rewrite_float8, PARALLEL = SAFE);
+-- dp_ntile_auto(value, percentile, epsilon, contributions)
+CREATE FUNCTION dp_ntile_auto_transfn(internal, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_auto_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_auto_final(internal, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_ntile_auto(float8, float8, float8, int4) (
+    SFUNC = dp_ntile_auto_transfn, STYPE = internal, SSPACE = 8192,
+    FINALFUNC = dp_ntile_auto_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 CREATE AGGREGATE anon_avg(float8) (
     SFUNC = anon_dp_requires_rewrite, STYPE = internal,

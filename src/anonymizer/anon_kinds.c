@@ -183,6 +183,15 @@ const anon_kind anon_kinds[] = {
 			  "dp_var_auto_bounds", "|U - L|^2"),
 	AUTOMATIC("anon_stddev_with_bounds", "ANON_STDDEV_WITH_BOUNDS", &partial_mean,
 			  "dp_stddev_auto_bounds", "|U - L|^2"),
+	/*
+	 * Quantiles without bounds: dp_ntile_auto(partial, percentile, epsilon, 1)
+	 * over each user's mean (one value per user: the histogram and the
+	 * quantile tree both have sensitivity 1 per contribution)
+	 */
+	{"anon_median", "ANON_MEDIAN", 1, {F8}, &partial_mean, "dp_ntile_auto", 4, {F8, F8, F8, I4},
+	"0.5", "histogram 1, then |U - L| of the chosen bounds (rank 1)", ONE, SELECTS_NONE, NULL, false},
+	{"anon_ntile", "ANON_NTILE", 2, {F8, F8}, &partial_mean, "dp_ntile_auto", 4, {F8, F8, F8, I4},
+	NULL, "histogram 1, then |U - L| of the chosen bounds (rank 1)", ONE, SELECTS_NONE, NULL, false},
 	/* a value that is not numeric */
 	INCOMPLETE("anon_sum_with_bounds", "ANON_SUM_WITH_BOUNDS", 1),
 	INCOMPLETE("anon_avg_with_bounds", "ANON_AVG_WITH_BOUNDS", 1),
@@ -210,8 +219,8 @@ anon_kind_automatic(const char *name)
 	int			i;
 
 	for (i = 0; i < anon_kind_count; i++)
-		if (anon_kinds[i].partial != NULL && anon_kinds[i].nargs == 1 &&
-			anon_kinds[i].argtypes[0] == FLOAT8OID && strcmp(anon_kinds[i].name, name) == 0)
+		if (anon_kinds[i].partial != NULL && anon_kinds[i].block != NULL &&
+			strstr(anon_kinds[i].block, "_auto") != NULL && strcmp(anon_kinds[i].name, name) == 0)
 			return &anon_kinds[i];
 	return NULL;
 }

@@ -264,7 +264,8 @@ refuse_incomplete_call(Aggref *aggref, const anon_kind *kind)
 						 format_type_be(lfirst_oid(lc)));
 	if (kind->interval == INTERVAL_REFUSED)
 		refuse_without_interval(kind->display);
-	if (kind->nargs == 1 && anon_kind_automatic(kind->name) != NULL)
+	if (anon_kind_automatic(kind->name) != NULL &&
+		anon_kind_automatic(kind->name)->nargs == kind->nargs)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("anonymization query: %s(%s) needs a numeric value", kind->display,

@@ -32,6 +32,7 @@
 
 #include "dp/dp_aggregate.h"
 #include "dp/dp_auto_bounds.h"
+#include "dp/dp_quantile.h"
 #include "functions/aggregate_args.h"
 #include "functions/auto_bounds.h"
 
@@ -41,7 +42,8 @@ typedef enum auto_target
 	AUTO_SUM,					/* dp_sum; the bounds keep 0 inside */
 	AUTO_MEAN,					/* dp_mean */
 	AUTO_VARIANCE,				/* dp_variance */
-	AUTO_STDDEV					/* sqrt of dp_variance */
+	AUTO_STDDEV,				/* sqrt of dp_variance */
+	AUTO_QUANTILE				/* dp_quantile at a percentile */
 } auto_target;
 
 typedef struct auto_state
@@ -63,10 +65,25 @@ typedef struct auto_result
 /* The bounded aggregate of the values in [lower, upper] with epsilon, or a check only. */
 static double
 bounded_release(const double *values, int64 count, auto_target target, double epsilon,
-				uint32 contributions, double lower, double upper, bool draw,
-				const char *function)
+				uint32 contributions, double lower, double upper, double percentile,
+				bool draw, const char *function)
 {
 	int64		i;
+
+	if (target == AUTO_QUANTILE)
+	{
+		dp_quantile q;
+		double		result = 0;
+
+		check_init(dp_check_percentile(percentile), function);
+		check_init(dp_quantile_init(&q, lower, upper, epsilon, contributions), function);
+		for (i = 0; i < count; i++)
+			dp_quantile_add(&q, values[i]);
+		if (draw)
+			result = dp_quantile_release(dp_rng_secure(), &q, percentile);
+		dp_quantile_free(&q);
+		return result;
+	}
 
 	if (target == AUTO_SUM)
 	{
@@ -108,19 +125,24 @@ bounded_release(const double *values, int64 count, auto_target target, double ep
  * constants only, never on whether or which bounds were found.
  */
 static common_params
-auto_arguments(List *args, auto_target target, const char *function)
+auto_arguments(List *args, auto_target target, const char *function, double *percentile)
 {
-	common_params common = read_common(args, 1, function);
+	/* (value, epsilon, contributions), or (value, percentile, epsilon, contributions) */
+	int			epsilon_argno = target == AUTO_QUANTILE ? 2 : 1;
+	common_params common = read_common(args, epsilon_argno, function);
 	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
 	double		widest = ldexp(1.0, DP_AUTO_K_MAX);
 	double		narrowest = ldexp(1.0, DP_AUTO_K_MIN);
+	double		p = target == AUTO_QUANTILE ? double_argument(args, 1, function, "percentile") : 0;
 	dp_noise_plan plan;
 
 	check_init(dp_laplace_plan_make(1.0, histogram, common.contributions, &plan), function);
 	(void) bounded_release(NULL, 0, target, common.epsilon - histogram, common.contributions,
-						   -widest, widest, false, function);
+						   -widest, widest, p, false, function);
 	(void) bounded_release(NULL, 0, target, common.epsilon - histogram, common.contributions,
-						   -narrowest, narrowest, false, function);
+						   -narrowest, narrowest, p, false, function);
+	if (percentile != NULL)
+		*percentile = p;
 	return common;
 }
 
@@ -134,13 +156,15 @@ block_target(const char *block)
 		return AUTO_VARIANCE;
 	if (strncmp(block, "dp_stddev", 9) == 0)
 		return AUTO_STDDEV;
+	if (strncmp(block, "dp_ntile", 8) == 0)
+		return AUTO_QUANTILE;
 	return AUTO_SUM;
 }
 
 void
 anon_dp_check_auto_arguments(List *args, const char *block, const char *function)
 {
-	(void) auto_arguments(args, block_target(block), function);
+	(void) auto_arguments(args, block_target(block), function, NULL);
 }
 
 static auto_state *
@@ -148,7 +172,8 @@ auto_new(FunctionCallInfo fcinfo, const char *function)
 {
 	auto_state *s = palloc0(sizeof(auto_state));
 
-	(void) auto_arguments(call_arguments(fcinfo, function), block_target(function), function);
+	(void) auto_arguments(call_arguments(fcinfo, function), block_target(function), function,
+						  NULL);
 	return s;
 }
 
@@ -191,7 +216,9 @@ auto_release(FunctionCallInfo fcinfo, auto_target target)
 {
 	const char *function = running_block(fcinfo);
 	/* checked for this target before anything is drawn (the transition is shared) */
-	common_params common = auto_arguments(call_arguments(fcinfo, function), target, function);
+	double		percentile;
+	common_params common = auto_arguments(call_arguments(fcinfo, function), target, function,
+										  &percentile);
 	auto_state *s = PG_ARGISNULL(0) ? NULL : (auto_state *) PG_GETARG_POINTER(0);
 	uint64_t   *counts = palloc0(sizeof(uint64_t) * DP_AUTO_BIN_COUNT);
 	double		histogram = common.epsilon * DP_AUTO_HISTOGRAM_SHARE;
@@ -208,7 +235,7 @@ auto_release(FunctionCallInfo fcinfo, auto_target target)
 	if (r.found)
 		r.value = bounded_release(s == NULL ? NULL : s->values, count, target,
 								  common.epsilon - histogram, common.contributions,
-								  r.lower, r.upper, true, function);
+								  r.lower, r.upper, percentile, true, function);
 	return r;
 }
 
@@ -252,3 +279,15 @@ AUTO_FINALS(dp_sum_auto_final, dp_sum_auto_bounds_final, AUTO_SUM)
 AUTO_FINALS(dp_avg_auto_final, dp_avg_auto_bounds_final, AUTO_MEAN)
 AUTO_FINALS(dp_var_auto_final, dp_var_auto_bounds_final, AUTO_VARIANCE)
 AUTO_FINALS(dp_stddev_auto_final, dp_stddev_auto_bounds_final, AUTO_STDDEV)
+
+/* ANON_MEDIAN(x), ANON_NTILE(x, p): the quantile with bounds the histogram chose */
+PG_FUNCTION_INFO_V1(dp_ntile_auto_final);
+Datum
+dp_ntile_auto_final(PG_FUNCTION_ARGS)
+{
+	auto_result r = auto_release(fcinfo, AUTO_QUANTILE);
+
+	if (!r.found)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(r.value);
+}

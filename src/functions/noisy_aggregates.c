@@ -756,7 +756,8 @@ anon_dp_block_noise(const char *block, List *args, const char *function)
 	{
 		/* bounds chosen by a noisy histogram: the scale depends on them */
 		anon_dp_check_block_arguments(block, args, function);
-		none.mechanism = "Laplace, bounds from a noisy histogram";
+		none.mechanism = strncmp(block, "dp_ntile", 8) == 0 ?
+			"exponential, bounds from a noisy histogram" : "Laplace, bounds from a noisy histogram";
 		return none;
 	}
 	if (strcmp(block, "dp_count") == 0 || strcmp(block, "dp_gaussian_count") == 0)

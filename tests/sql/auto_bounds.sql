@@ -1,6 +1,6 @@
 -- Automatic bounds (paper Sec. 5.1.1, doc/functions.md section 10):
 -- ANON_SUM(x), ANON_AVG(x), ANON_VAR(x), ANON_STDDEV(x) and their
--- _WITH_BOUNDS forms spend half of their
+-- _WITH_BOUNDS forms, ANON_MEDIAN(x) and ANON_NTILE(x, p) spend half of their
 -- epsilon on a noisy logarithmic histogram of the users' values that chooses
 -- [lower, upper], and half on the value.  Properties, not printed noise:
 -- every margin below is at least 5 standard errors, every "rare" event of
@@ -75,6 +75,28 @@ SELECT ANON_SUM(x) IS NULL AS two_users_null, ANON_AVG(x) IS NULL AS avg_null,
 FROM ab_t WHERE uid <= 2;
 SELECT ANON_SUM(x) IS NULL AS empty_null FROM ab_t WHERE false;
 
+-- ---- quantiles without bounds: one value per user (the user's mean) ----
+-- x is uniform on 100..999 over 4000 users: median 549.5, 0.9-quantile 910;
+-- the quantile tree runs at epsilon 1/2 over bounds [64, 1024] (or [128,
+-- 1024]): a rank error of a few users is a value error of a few units;
+-- margins 30
+SELECT pg_typeof(ANON_MEDIAN(x)) AS median_type, abs(ANON_MEDIAN(x) - 549.5) < 30 AS median_ok,
+       abs(ANON_NTILE(x, 0.9) - 910) < 30 AS ntile_ok
+FROM ab_t;
+SELECT g, abs(ANON_MEDIAN(x) - 549.5) < 40 AS median_ok FROM ab_t GROUP BY g ORDER BY g;
+SELECT ANON_MEDIAN(x) IS NULL AS tiny_median_null FROM ab_t WHERE uid <= 3;
+-- over 200 runs of 2,000 users with values 2^(j / 100), j = 0..999 twice
+-- (200 users per bin [2^k, 2^(k+1))), the released median's rank j / 1000 =
+-- log2(m) / 10 lies in [0.4, 0.6] in at least 195 runs (the tree's own error
+-- at epsilon 1/2 over [1, 1024] is a rank error of about 0.05; bounds chosen
+-- badly, e.g. [1, 2^62], put it far off); NULL never
+CREATE TEMP TABLE ab_median AS
+SELECT r, dp_ntile_auto(2 ^ ((u % 1000) / 100.0), 0.5, 1.0, 1) AS m
+FROM generate_series(1, 200) r, generate_series(1, 2000) u GROUP BY r;
+SELECT count(*) FILTER (WHERE m IS NULL) AS fallbacks,
+       count(*) FILTER (WHERE abs(ln(m) / ln(2) / 10 - 0.5) < 0.1) >= 195 AS median_rank_close
+FROM ab_median;
+
 -- ---- an analyst: the same, charged to the budget ----
 SET SESSION AUTHORIZATION ab_analyst;
 SET anon_dp.epsilon = 0.8;
@@ -94,7 +116,10 @@ SELECT ANON_AVG(x, 0) FROM ab_t;
 SELECT ANON_VAR(label) FROM ab_t;
 SELECT ANON_STDDEV_WITH_BOUNDS(label) FROM ab_t;
 SELECT ANON_VAR(x, 0) FROM ab_t;
-SELECT ANON_MEDIAN(x) FROM ab_t;
+SELECT ANON_MEDIAN(label) FROM ab_t;
+SELECT ANON_NTILE(label, 0.5) FROM ab_t;
+SELECT ANON_NTILE(x) FROM ab_t;
+SELECT ANON_NTILE(x, 1.5) FROM ab_t;
 SELECT ANON_MIN(x) FROM ab_t;
 -- the building block checks its epsilon like the others
 SELECT dp_sum_auto(x, 0, 1) FROM ab_t;
