@@ -228,8 +228,12 @@ find_releases(PlanState *ps, release_walk *walk)
 	{
 		PlanState  *cte = ((CteScanState *) ps)->cteplanstate;
 
+		/*
+		 * A rescanned CTE Scan rereads the rows the WITH query stored; only
+		 * a changed parameter (per_row) runs that query again.
+		 */
 		walk->cte_plans = lappend(walk->cte_plans, cte);
-		walk_below(cte, walk, walk->per_row, walk->in_workers, walk->rescanned);
+		walk_below(cte, walk, walk->per_row, walk->in_workers, false);
 	}
 	walk->parent = ps;
 	planstate_tree_walker(ps, child_walker, walk);
