@@ -21,6 +21,7 @@
 #include "dp/dp_params.h"
 #include "dp/dp_selection.h"
 #include "dp_errors.h"
+#include "guard/roles.h"
 #include "settings.h"
 
 #define MAX_VALUES_PER_USER 65536	/* dp_quantile_release_rows' limit */
@@ -319,6 +320,16 @@ check_leftover_possible(anon_plan *plan)
 	if (anon_dp_noise == ANON_DP_NOISE_GAUSSIAN)
 		refuse("anon_dp.leftover_partition = on needs Laplace noise",
 			   "The leftover row adds up to C_u rows of one user; SET anon_dp.noise = auto or laplace.");
+
+	/*
+	 * The ledger sees two releases (the partitions, the leftover row) and
+	 * caps each; the caps are on the whole query, so they are checked here.
+	 */
+	if (anon_dp_session_is_anonymized() &&
+		(plan->epsilon > anon_dp_max_epsilon * (1.0 + 1e-9) ||
+		 plan->delta > anon_dp_max_delta * (1.0 + 1e-9)))
+		refuse("with anon_dp.leftover_partition = on this query uses more than anon_dp.max_epsilon or anon_dp.max_delta",
+			   "The data owner limits each anonymization query; SET anon_dp.epsilon and anon_dp.delta to at most the caps.");
 }
 
 /* anon_dp_pick keeps keys in arrays: each needs an array type, and no domain */
