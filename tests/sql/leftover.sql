@@ -146,6 +146,11 @@ SET anon_dp.leftover_partition = off;
 SELECT lo_blocks('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 4) FROM lo_rows GROUP BY g') AS off_split;
 SET anon_dp.leftover_partition = on;
 
+-- anon_dp_explain: each release's share, and the charge with the leftover row (1 and 1e-5)
+SELECT release, round(epsilon::numeric, 6) AS epsilon, round(charge_epsilon::numeric, 9) AS charge_epsilon,
+       round(charge_delta::numeric, 12) AS charge_delta
+FROM anon_dp_explain('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 4) FROM lo_rows GROUP BY g') ORDER BY release;
+
 -- ==== refused ====
 SELECT ANON_COUNT(*) FROM lo_rows;
 SELECT p.g, ANON_COUNT(*) FROM lo_public p LEFT JOIN lo_rows r ON r.g = p.g GROUP BY p.g;
