@@ -17,6 +17,7 @@ int			anon_dp_max_groups_contributed = 1;
 int			anon_dp_max_rows_contributed = 0;
 int			anon_dp_partition_selection = ANON_DP_CHOICE_AUTO;
 bool		anon_dp_reuse_counts = true;
+bool		anon_dp_leftover_partition = false;
 int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
@@ -158,6 +159,15 @@ define_mechanism_settings(void)
 							 "instead of drawing a separate one (epsilon / (C_u N) per release).",
 							 &anon_dp_reuse_counts,
 							 true,
+							 PGC_USERSET, 0,
+							 NULL, assign_bool_replanning, NULL);
+	DefineCustomBoolVariable("anon_dp.leftover_partition",
+							 "Release the partitions a grouped query suppressed together, as one row.",
+							 "On: one more row, every GROUP BY key NULL, aggregates the users' rows of all partitions "
+							 "that did not pass the threshold, with its own noise and threshold (doc/rewriter.md); "
+							 "every share becomes epsilon / (C_u (n + N + 1)).",
+							 &anon_dp_leftover_partition,
+							 false,
 							 PGC_USERSET, 0,
 							 NULL, assign_bool_replanning, NULL);
 	DefineCustomEnumVariable("anon_dp.noise",

@@ -36,6 +36,7 @@ extern int	anon_dp_max_rows_contributed;
 #define ANON_DP_CHOICE_AUTO (-1)
 extern int	anon_dp_partition_selection;	/* dp_selection_mechanism or auto */
 extern bool anon_dp_reuse_counts;
+extern bool anon_dp_leftover_partition;	/* doc/rewriter.md, leftover partition */
 extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
 
 #define ANON_DP_NOISE_LAPLACE 0

@@ -102,6 +102,18 @@ release_block(anon_plan *plan, anon_release *release, Var *partial)
 }
 
 /*
+ * The leftover row's block of a release: Laplace, never the selecting form
+ * (the leftover row has its own user count).
+ */
+Aggref *
+leftover_block(anon_plan *plan, anon_release *release, Var *partial)
+{
+	if (release->gaussian)
+		elog(ERROR, "anonymization query: the leftover partition has Gaussian noise");
+	return (Aggref *) release_aggregate(plan, release, partial);
+}
+
+/*
  * The noisy user count of a separate selection, or the public partitions'
  * mark: dp_partition_public(listed, C_u), NULL for a key that is not listed.
  */
@@ -124,7 +136,7 @@ selection_aggregate(anon_plan *plan, Var *listed)
 }
 
 /* Step 3: noisy values and the selection of each partition. */
-static Query *
+Query *
 build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 {
 	Query	   *released = new_select();
@@ -240,7 +252,7 @@ released_columns(anon_plan *plan, Query *released, int rti)
  * The released partitions that passed tau (anon_users IS NOT NULL), behind
  * the fence (OFFSET 0): same columns as the released level.
  */
-static Query *
+Query *
 build_thresholded(Query *released, AttrNumber users_column)
 {
 	Query	   *thresholded = new_select();
@@ -306,6 +318,17 @@ build_anonymized_level(anon_plan *plan)
 	if (plan->selection == SELECTION_PUBLIC)
 		rows = public_partition_rows(plan, rows);
 	built->per_user = rows.per_user;
+	if (plan->leftover)
+	{
+		List	   *ctes;
+
+		/* WITH anon_rows AS (<rows>), anon_partitions AS (...) (build_leftover.c) */
+		built->thresholded = build_leftover_thresholded(plan, &rows, built, &ctes);
+		built->query = build_post_processing(plan, built->thresholded, "anon_thresholded");
+		built->query->cteList = ctes;
+		IncrementVarSublevelsUp((Node *) built->per_user, 1 + rows.depth, 1);
+		return built;
+	}
 	built->released = build_released(plan, &rows, &built->users_column);
 	if (plan->grouped)
 	{

@@ -19,6 +19,8 @@ typedef struct bounded_rows
 	int			depth;			/* levels between query and per_user (0: the same) */
 	AttrNumber	listed;			/* public partitions: the column marking listed
 								 * keys (build_public.c); 0 otherwise */
+	AttrNumber	uid;			/* leftover partition: each row's user (sort
+								 * strategy only); 0 otherwise */
 } bounded_rows;
 
 /* Steps 1 and 2 of the rewrite (doc/rewriter.md), by plan->bounding. */
@@ -32,5 +34,28 @@ extern Aggref *release_block(anon_plan *plan, anon_release *release, Var *partia
 
 /* TABLESAMPLE anon_reservoir(n) on every private table per_user reads. */
 extern void cap_rows_per_user(anon_plan *plan, Query *per_user);
+
+/* row_number() OVER (PARTITION BY uid ORDER BY anon_dp_random()), a column of ranked */
+extern TargetEntry *add_random_rank(Query *ranked, Var *uid);
+
+/* rank <= n, for a bigint rank */
+extern Expr *at_most(Var *rank, int64 n);
+
+/* left UNION ALL right, columns named as left's (build_public.c) */
+extern Query *union_all(Query *left, Query *right, const char *left_alias,
+						const char *right_alias);
+
+/* The released level over rows (build.c). */
+extern Query *build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column);
+
+/* The released partitions behind the fence, over released (build.c). */
+extern Query *build_thresholded(Query *released, AttrNumber users_column);
+
+/* The leftover partition: the thresholded level with the leftover row (build_leftover.c). */
+extern Query *build_leftover_thresholded(anon_plan *plan, bounded_rows *rows,
+										 anonymized_level *built, List **ctes);
+
+/* A release's Laplace building block over the leftover row's partials (build.c). */
+extern Aggref *leftover_block(anon_plan *plan, anon_release *release, Var *partial);
 
 #endif							/* ANON_DP_BUILD_H */

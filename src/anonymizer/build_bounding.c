@@ -344,7 +344,7 @@ pick_rows(anon_plan *plan)
 }
 
 /* row_number() OVER (PARTITION BY anon_uid ORDER BY anon_dp_random()) */
-static TargetEntry *
+TargetEntry *
 add_random_rank(Query *ranked, Var *uid)
 {
 	WindowClause *window = makeNode(WindowClause);
@@ -377,7 +377,7 @@ add_random_rank(Query *ranked, Var *uid)
 }
 
 /* rank <= n, for bigint rank */
-static Expr *
+Expr *
 at_most(Var *rank, int64 n)
 {
 	Oid			opno = LookupOperName(NULL, list_make2(makeString("pg_catalog"), makeString("<=")),
@@ -399,12 +399,16 @@ sort_rows(anon_plan *plan)
 	int			ncolumns = list_length(plan->keys) + list_length(plan->releases);
 	int			rti = add_subquery(ranked, per_user, "anon_per_user");
 	TargetEntry *pick;
+	TargetEntry *uid = NULL;
 	int			i;
 	bounded_rows rows = {bounded, "anon_bounded", 1, 1 + list_length(plan->keys), per_user};
 
 	for (i = 0; i < ncolumns; i++)
 		add_column(ranked, (Expr *) subquery_column(per_user, rti, 2 + i),
 				   bounded_column_name(plan, i));
+	/* the leftover row counts users: each kept row carries its user */
+	if (plan->leftover)
+		uid = add_column(ranked, (Expr *) subquery_column(per_user, rti, 1), "anon_leftover_uid");
 	pick = add_random_rank(ranked, subquery_column(per_user, rti, 1));
 	rti = add_subquery(bounded, ranked, "anon_ranked");
 	for (i = 0; i < ncolumns; i++)
@@ -412,13 +416,16 @@ sort_rows(anon_plan *plan)
 				   bounded_column_name(plan, i));
 	bounded->jointree->quals = (Node *) at_most(subquery_column(ranked, rti, pick->resno),
 												plan->max_groups);
+	if (uid != NULL)
+		rows.uid = add_column(bounded, (Expr *) subquery_column(ranked, rti, uid->resno),
+							  "anon_leftover_uid")->resno;
 	return rows;
 }
 
 bounded_rows
 build_bounded_rows(anon_plan *plan)
 {
-	bounded_rows rows;
+	bounded_rows rows = {0};
 
 	switch (plan->bounding)
 	{

@@ -74,8 +74,8 @@ null_like(TargetEntry *tle)
 }
 
 /* left UNION ALL right, columns named as left's (both have no junk column) */
-static Query *
-union_all(Query *left, Query *right)
+Query *
+union_all(Query *left, Query *right, const char *left_alias, const char *right_alias)
 {
 	Query	   *u = new_select();
 	SetOperationStmt *op = makeNode(SetOperationStmt);
@@ -83,8 +83,8 @@ union_all(Query *left, Query *right)
 	RangeTblRef *rref = makeNode(RangeTblRef);
 	ListCell   *lc;
 
-	add_subquery(u, left, "anon_users_rows");
-	add_subquery(u, right, "anon_public_keys");
+	add_subquery(u, left, left_alias);
+	add_subquery(u, right, right_alias);
 	u->jointree->fromlist = NIL;	/* a set operation reads its branches */
 	((RangeTblEntry *) linitial(u->rtable))->inFromCl = false;
 	((RangeTblEntry *) lsecond(u->rtable))->inFromCl = false;
@@ -137,7 +137,7 @@ public_partition_rows(anon_plan *plan, bounded_rows rows)
 	}
 	add_column(users, (Expr *) makeNullConst(BOOLOID, -1, InvalidOid), "anon_listed");
 	add_column(keys, (Expr *) bool_const(true), "anon_listed");
-	result.query = union_all(users, keys);
+	result.query = union_all(users, keys, "anon_users_rows", "anon_public_keys");
 	result.alias = "anon_public";
 	result.first_key = 1;
 	result.first_partial = 1 + nkeys;

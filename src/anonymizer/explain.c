@@ -214,6 +214,16 @@ explain_level(anon_plan *plan, int number)
 		per_partition += release->epsilon;
 		l->charge_delta += release->delta;
 	}
+	/* the leftover row: its N releases and its user count, with the same share */
+	if (plan->leftover && plan->releases != NIL)
+	{
+		ListCell   *lr;
+
+		foreach(lr, plan->releases)
+			per_partition += ((anon_release *) lfirst(lr))->epsilon;
+		per_partition += ((anon_release *) linitial(plan->releases))->epsilon;
+		l->charge_delta += plan->leftover_delta;
+	}
 	l->charge_epsilon = per_partition * (plan->grouped ? plan->max_groups : 1);
 	return l;
 }

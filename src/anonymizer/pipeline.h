@@ -124,6 +124,9 @@ typedef struct anon_plan
 	bounding_strategy bounding;
 	int64		row_cap;		/* anon_dp.max_rows_contributed; 0: none */
 	List	   *outer_private_ctes; /* from validation, for the row cap */
+	bool		leftover;		/* anon_dp.leftover_partition: the suppressed
+								 * partitions released as one more row */
+	double		leftover_delta; /* delta of the leftover row's selection */
 } anon_plan;
 
 extern anon_plan *plan_anonymization(validated_level *valid);
@@ -140,6 +143,9 @@ typedef struct anonymized_level
 	Query	   *per_user;		/* the level's FROM and WHERE, one row per user
 								 * (and partition) */
 	AttrNumber	users_column;	/* of released: the noisy user count, or 0 */
+	Query	   *leftover;		/* leftover partition: its released level (no
+								 * keys, its own user count), else NULL */
+	AttrNumber	leftover_users; /* of leftover: its noisy user count */
 } anonymized_level;
 
 extern anonymized_level *build_anonymized_level(anon_plan *plan);

@@ -21,6 +21,7 @@
 #include "dp/dp_params.h"
 #include "dp/dp_selection.h"
 #include "dp_errors.h"
+#include "guard/roles.h"
 #include "settings.h"
 
 #define MAX_VALUES_PER_USER 65536	/* dp_quantile_release_rows' limit */
@@ -147,7 +148,8 @@ choose_gaussian(anon_plan *plan, double share, anon_release *reused, bool select
 	{
 		anon_release *release = (anon_release *) lfirst(lc);
 
-		release->gaussian = release != reused && release->kind->gaussian_block != NULL &&
+		release->gaussian = !plan->leftover && release != reused &&
+			release->kind->gaussian_block != NULL &&
 			anon_dp_noise != ANON_DP_NOISE_LAPLACE &&
 			(anon_dp_noise == ANON_DP_NOISE_GAUSSIAN || plan->max_groups > 1);
 		candidates += release->gaussian;
@@ -160,8 +162,9 @@ choose_gaussian(anon_plan *plan, double share, anon_release *reused, bool select
 			((anon_release *) lfirst(lc))->gaussian = false;
 		candidates = 0;
 	}
+	/* the leftover row's selection gets one more part */
 	*delta_each = candidates + selecting > 0 ?
-		plan->delta / (candidates + (selecting ? 1 : 0)) : 0.0;
+		plan->delta / (candidates + (selecting ? 1 : 0) + (plan->leftover ? 1 : 0)) : 0.0;
 	if (candidates > 0 && anon_dp_noise == ANON_DP_NOISE_GAUSSIAN)
 	{
 		dp_noise_plan probe;
@@ -208,6 +211,9 @@ weigh_option(anon_plan *plan, selection_option *option)
 	double		count_epsilon;
 	dp_selection sel;
 
+	/* the leftover row: its N releases and its own user count, C_u-fold */
+	if (plan->leftover)
+		n += list_length(plan->releases) + 1;
 	option->status = dp_epsilon_share(plan->epsilon, plan->max_groups, n - 1, &option->share);
 	if (option->status != DP_OK)
 		return;
@@ -276,6 +282,7 @@ choose_selection(anon_plan *plan)
 	choose_gaussian(plan, best.share, best.reused, true, &plan->selection_delta);
 	set_shares(plan, best.share);
 	plan->user_count_epsilon = best.reused ? 0.0 : best.share;
+	plan->leftover_delta = plan->leftover ? plan->selection_delta : 0.0;
 }
 
 /* public partitions: no selection, every release epsilon / (C_u N) */
@@ -294,6 +301,35 @@ split_epsilon_public(anon_plan *plan)
 	plan->selection = SELECTION_PUBLIC;
 	plan->selection_delta = 0.0;
 	plan->user_count_epsilon = 0.0;
+}
+
+/*
+ * anon_dp.leftover_partition = on: a grouped query with partition selection
+ * and Laplace noise (its leftover row's noise is Laplace: one user adds up
+ * to C_u rows to that row, doc/privacy-model.md).
+ */
+static void
+check_leftover_possible(anon_plan *plan)
+{
+	if (!plan->grouped)
+		refuse("anon_dp.leftover_partition = on needs GROUP BY",
+			   "A query without GROUP BY releases its one partition and suppresses nothing; SET anon_dp.leftover_partition = off.");
+	if (plan->public_keys != NULL)
+		refuse("anon_dp.leftover_partition = on does not apply to public partitions",
+			   "Public partitions are released whatever their users, so nothing is suppressed; SET anon_dp.leftover_partition = off.");
+	if (anon_dp_noise == ANON_DP_NOISE_GAUSSIAN)
+		refuse("anon_dp.leftover_partition = on needs Laplace noise",
+			   "The leftover row adds up to C_u rows of one user; SET anon_dp.noise = auto or laplace.");
+
+	/*
+	 * The ledger sees two releases (the partitions, the leftover row) and
+	 * caps each; the caps are on the whole query, so they are checked here.
+	 */
+	if (anon_dp_session_is_anonymized() &&
+		(plan->epsilon > anon_dp_max_epsilon * (1.0 + 1e-9) ||
+		 plan->delta > anon_dp_max_delta * (1.0 + 1e-9)))
+		refuse("with anon_dp.leftover_partition = on this query uses more than anon_dp.max_epsilon or anon_dp.max_delta",
+			   "The data owner limits each anonymization query; SET anon_dp.epsilon and anon_dp.delta to at most the caps.");
 }
 
 /* anon_dp_pick keeps keys in arrays: each needs an array type, and no domain */
@@ -352,6 +388,8 @@ choose_bounding(anon_plan *plan)
 
 	if (!plan->grouped)
 		return BOUNDING_NONE;
+	if (plan->leftover)
+		return BOUNDING_SORT;	/* the leftover counts users: the uid is kept */
 	/* a partial of the extension's (an array of values) has no one-pass letter */
 	foreach(lc, plan->releases)
 		if (((anon_release *) lfirst(lc))->kind->partial->bound_letter == 0)
@@ -409,6 +447,9 @@ plan_anonymization(validated_level *valid)
 	plan->outer_private_ctes = valid->outer_private_ctes;
 	plan->public_keys = valid->public_keys;
 	set_values_per_user(plan);
+	plan->leftover = anon_dp_leftover_partition;
+	if (plan->leftover)
+		check_leftover_possible(plan);
 	if (!plan->grouped)
 		split_epsilon_ungrouped(plan);
 	else if (plan->public_keys != NULL)

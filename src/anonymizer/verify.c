@@ -104,11 +104,70 @@ reads_only(Query *query, Query *subquery)
  * rows whose anon_users IS NOT NULL and is a fence (OFFSET 0, no LIMIT);
  * the post-processing level reads it.
  */
+/* quals is (or begins with) column IS NOT NULL, column of the query's first entry */
+static bool
+filters_on(Node *quals, AttrNumber column)
+{
+	NullTest   *test;
+
+	if (quals != NULL && is_andclause(quals))
+		quals = (Node *) linitial(((BoolExpr *) quals)->args);
+	test = (NullTest *) quals;
+	return test != NULL && IsA(test, NullTest) && test->nulltesttype == IS_NOT_NULL &&
+		IsA(test->arg, Var) && ((Var *) test->arg)->varlevelsup == 0 &&
+		((Var *) test->arg)->varno == 1 && ((Var *) test->arg)->varattno == column;
+}
+
+/*
+ * The leftover partition (build_leftover.c): the fence is a UNION ALL of the
+ * released partitions that passed tau, read from the materialized released
+ * level, and of the leftover row if its own user count passed tau.
+ */
+static void
+verify_leftover_threshold(anon_plan *plan, anonymized_level *built)
+{
+	Query	   *fence = built->thresholded;
+	Query	   *kept;
+	Query	   *shown;
+	RangeTblEntry *cte_scan;
+	CommonTableExpr *partitions;
+
+	if (fence == NULL || built->leftover == NULL || !reads_only(built->query, fence) ||
+		fence->setOperations == NULL || list_length(fence->rtable) != 2 ||
+		list_length(built->query->cteList) != 2)
+		broken("the leftover partition is not a second branch of the thresholded level");
+	if (fence->limitOffset == NULL || fence->limitCount != NULL ||
+		!IsA(fence->limitOffset, Const) ||
+		DatumGetInt64(((Const *) fence->limitOffset)->constvalue) != 0)
+		broken("the thresholded partitions are not behind a fence");
+	partitions = (CommonTableExpr *) lsecond(built->query->cteList);
+	kept = ((RangeTblEntry *) linitial(fence->rtable))->subquery;
+	shown = ((RangeTblEntry *) lsecond(fence->rtable))->subquery;
+	cte_scan = list_length(kept->rtable) == 1 ? (RangeTblEntry *) linitial(kept->rtable) : NULL;
+	if (partitions->ctequery != (Node *) built->released ||
+		partitions->ctematerialized != CTEMaterializeAlways || cte_scan == NULL ||
+		cte_scan->rtekind != RTE_CTE || strcmp(cte_scan->ctename, partitions->ctename) != 0 ||
+		cte_scan->ctelevelsup != 2 || !filters_on(kept->jointree->quals, built->users_column))
+		broken("released partitions are not filtered by tau");
+	if (!reads_only(shown, built->leftover) ||
+		!filters_on(shown->jointree->quals, built->leftover_users) ||
+		built->leftover->groupClause != NIL ||
+		((Aggref *) get_tle_by_resno(built->leftover->targetList,
+									 built->leftover_users)->expr)->aggfilter == NULL)
+		broken("the leftover row is not filtered by its own tau");
+}
+
 static void
 verify_threshold(anon_plan *plan, anonymized_level *built)
 {
 	Query	   *fence = built->thresholded;
 	NullTest   *test;
+
+	if (plan->leftover)
+	{
+		verify_leftover_threshold(plan, built);
+		return;
+	}
 
 	if (!plan->grouped)
 	{
@@ -153,21 +212,25 @@ expected_selection(anon_plan *plan)
 	return InvalidOid;
 }
 
+/* what the aggregates of one released level spend */
+typedef struct spending
+{
+	double		per_partition;	/* epsilon */
+	double		delta;
+	int			releases;
+} spending;
+
 /*
- * Every aggregate of the released level is a release; together their epsilon
- * (per partition, times C_u with GROUP BY) is at most anon_dp.epsilon, their
- * delta at most anon_dp.delta, their C_u the plan's, and the selection
- * column spends the plan's selection delta.
+ * Every aggregate of released is a release, its C_u the plan's; the column
+ * users (if any) is computed by selector with delta selection_delta.
  */
 static void
-verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
+add_spending(anon_plan *plan, Query *released, AttrNumber users, Oid selector,
+			 double selection_delta, spending *spent)
 {
-	double		per_partition = 0.0;
-	double		delta = 0.0;
-	int			releases = 0;
 	ListCell   *lc;
 
-	foreach(lc, built->released->targetList)
+	foreach(lc, released->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
 		Aggref	   *aggref = (Aggref *) tle->expr;
@@ -177,26 +240,49 @@ verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
 			continue;
 		if (!anon_dp_release_arguments(aggref->aggfnoid, &args))
 			broken("the released level computes an aggregate that is not a release");
-		releases++;
+		spent->releases++;
 		if (args.epsilon >= 0)
-			per_partition += DatumGetFloat8(constant_argument(aggref, args.epsilon)->constvalue);
+			spent->per_partition += DatumGetFloat8(constant_argument(aggref, args.epsilon)->constvalue);
 		if (args.delta >= 0)
-			delta += DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue);
+			spent->delta += DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue);
 		if (args.max_groups >= 0 &&
 			DatumGetInt64(constant_argument(aggref, args.max_groups)->constvalue) != plan->max_groups)
 			broken("a release is computed with another C_u than the plan's");
-		if (tle->resno == built->users_column &&
-			(aggref->aggfnoid != expected_selection(plan) ||
+		if (tle->resno == users &&
+			(aggref->aggfnoid != selector ||
 			 (args.delta >= 0 &&
-			  DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue) != plan->selection_delta)))
+			  DatumGetFloat8(constant_argument(aggref, args.delta)->constvalue) != selection_delta)))
 			broken("partitions are selected with other parameters than the plan's");
 	}
-	if (releases != list_length(plan->releases) +
-		(plan->selection == SELECTION_SEPARATE || plan->selection == SELECTION_PUBLIC ? 1 : 0))
+}
+
+/*
+ * Every aggregate of the released level (and of the leftover row) is a
+ * release; together their epsilon (per partition, times C_u with GROUP BY:
+ * one user adds up to C_u rows to the leftover row too) is at most
+ * anon_dp.epsilon, their delta at most anon_dp.delta, their C_u the plan's,
+ * and the selection columns spend the plan's selection deltas.
+ */
+static void
+verify_privacy_parameters(anon_plan *plan, anonymized_level *built)
+{
+	spending	spent = {0.0, 0.0, 0};
+	int			expected = list_length(plan->releases) +
+		(plan->selection == SELECTION_SEPARATE || plan->selection == SELECTION_PUBLIC ? 1 : 0);
+
+	add_spending(plan, built->released, built->users_column, expected_selection(plan),
+				 plan->selection_delta, &spent);
+	if (plan->leftover)
+	{
+		add_spending(plan, built->leftover, built->leftover_users,
+					 anon_dp_emitted_function(EMIT_PARTITION_COUNT), plan->leftover_delta, &spent);
+		expected += list_length(plan->releases) + 1;
+	}
+	if (spent.releases != expected)
 		broken("the released level does not compute what the plan says");
-	if (per_partition * (plan->grouped ? plan->max_groups : 1) > plan->epsilon * (1.0 + 1e-9))
+	if (spent.per_partition * (plan->grouped ? plan->max_groups : 1) > plan->epsilon * (1.0 + 1e-9))
 		broken("the releases of one user spend more than anon_dp.epsilon");
-	if (delta > plan->delta * (1.0 + 1e-9))
+	if (spent.delta > plan->delta * (1.0 + 1e-9))
 		broken("the releases spend more than anon_dp.delta");
 }
 

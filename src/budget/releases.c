@@ -38,6 +38,8 @@ typedef struct release_walk
 	bool		rescanned;		/* inner side of a nested loop, not materialized */
 	PlanState  *parent;			/* of the children being walked */
 	List	   *cte_plans;		/* WITH queries' plans already walked */
+	List	   *cte_roots;		/* WITH queries' plans: walked from their
+								 * first reader, not as InitPlans */
 	const char *refused;		/* why the plan is refused, or NULL */
 } release_walk;
 
@@ -200,6 +202,8 @@ child_walker(PlanState *child, void *arg)
 	bool		outer = child == outerPlanState(parent);
 	bool		keeps_rows = IsA(parent, MaterialState) || IsA(parent, SortState);
 
+	if (list_member_ptr(walk->cte_roots, child))
+		return false;
 	walk_below(child, walk,
 			   walk->per_row || list_member_ptr(walk->per_row_roots, child) ||
 			   (outer && IsA(parent, MemoizeState)),
@@ -222,14 +226,23 @@ find_releases(PlanState *ps, release_walk *walk)
 	foreach(lc, ps->subPlan)
 		walk->per_row_roots = lappend(walk->per_row_roots,
 									  ((SubPlanState *) lfirst(lc))->planstate);
+	/* a WITH query's plan is an InitPlan too: walked once, from its reader */
+	foreach(lc, ps->initPlan)
+		if (((SubPlanState *) lfirst(lc))->subplan->subLinkType == CTE_SUBLINK)
+			walk->cte_roots = lappend(walk->cte_roots,
+									  ((SubPlanState *) lfirst(lc))->planstate);
 	/* a WITH query's plan: once, where its first reader is */
 	if (IsA(ps, CteScanState) && !list_member_ptr(walk->cte_plans,
 												   ((CteScanState *) ps)->cteplanstate))
 	{
 		PlanState  *cte = ((CteScanState *) ps)->cteplanstate;
 
+		/*
+		 * A rescanned CTE Scan rereads the rows the WITH query stored; only
+		 * a changed parameter (per_row) runs that query again.
+		 */
 		walk->cte_plans = lappend(walk->cte_plans, cte);
-		walk_below(cte, walk, walk->per_row, walk->in_workers, walk->rescanned);
+		walk_below(cte, walk, walk->per_row, walk->in_workers, false);
 	}
 	walk->parent = ps;
 	planstate_tree_walker(ps, child_walker, walk);
