@@ -85,16 +85,21 @@ FROM (SELECT uid, browser_agent, avg(duration_s) AS user_avg
       FROM access_logs GROUP BY uid, browser_agent) per_user
 GROUP BY browser_agent ORDER BY visitors DESC;
 \echo
-\echo 'How large the error is, in plain words.  The query has GROUP BY and N = 3 ANON_* calls,'
-\echo 'so each release and the noisy user count get epsilon / (C_u (N + 1)) = 1/4:'
-SELECT format('a count has Laplace noise of scale %s: it is within %s of the truth 95 %% of the time;',
-              round(1 / s, 1), round(ln(20::numeric) / s, 1)) AS "error of visitors",
-       format('an average of %s users'' values in [0, 600] is within about %s seconds;',
-              n, round((600 / 2.0) / (s / 2) * ln(20::numeric) / n, 1)) AS "error of avg_s"
-FROM (SELECT anon_dp_epsilon_share(1.0, 1, 3)::numeric AS s,
-             (SELECT count(DISTINCT uid) FROM access_logs WHERE browser_agent = 'Opera') AS n) x \gx
-\echo 'A browser shows only when its noisy number of users reaches tau, here'
-SELECT round(anon_dp_tau(anon_dp_epsilon_share(1.0, 1, 3), 1e-5, 1)::numeric, 1) AS tau;
+\echo 'How large the error is, in plain words: anon_dp_explain analyses the same query'
+\echo '(without running it or charging anything) and states what the planner chose.  With'
+\echo 'GROUP BY and N = 3 ANON_* calls, the noisy ANON_COUNT(*) also decides which browsers'
+\echo 'appear (count reuse), so each release gets epsilon / (C_u N) = 1/3:'
+SELECT function, round(epsilon::numeric, 3) AS epsilon, mechanism,
+       round(noise_scale::numeric, 2) AS noise_scale,
+       round(half_width::numeric, 2) AS "95 % within",
+       selection, round(users_for_50::numeric) AS "users for 50 %",
+       round(users_for_95::numeric) AS "users for 95 %"
+FROM anon_dp_explain('SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,
+       ANON_MEDIAN(duration_s, 0, 600) AS median_s FROM access_logs GROUP BY browser_agent') \gx
+\echo 'The count is within "95 % within" of the truth 95 % of the time (noise only: not the'
+\echo 'clamping to [0, 600], nor users counted in one browser only with C_u = 1); a browser'
+\echo 'needs about "users for 50 %" users to appear half of the time.  ANON_COUNT_CI(*) returns'
+\echo 'the count with that interval in the same query, for the same epsilon.'
 \echo 'doc/analyst-guide.md has the formulas and a plot of the error against epsilon.'
 
 \echo
@@ -107,9 +112,10 @@ SELECT * FROM pg_temp.explain_folded(
 RESET max_parallel_workers_per_gather;
 \echo 'Read from the bottom: one aggregation by uid keeps each user''s partials for at most'
 \echo 'C_u browsers (anon_dp_bound_partitions, with the secret $0 of this execution), the'
-\echo 'ProjectSet turns them back into rows, dp_count adds noise at epsilon 0.5 (= 1 / (C_u (N + 1))'
-\echo 'with N = 1), dp_partition_count draws the noisy user count compared with tau, and the'
-\echo 'Filter drops the browsers below it; GREATEST(..., 0) keeps the count from going below 0.' 
+\echo 'ProjectSet turns them back into rows, dp_count_select adds noise at epsilon 1 (= 1 / (C_u N)'
+\echo 'with N = 1: the released count itself selects the browsers, with delta 1e-5 and the'
+\echo 'mechanism the planner chose) and returns NULL for a browser it does not keep, the Filter'
+\echo 'drops those, and GREATEST(..., 0) keeps the count from going below 0.'
 
 \echo
 \echo '=== Queries that could leak, and mistakes, are refused (each query, then its error) ==='
