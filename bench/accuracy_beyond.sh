@@ -485,7 +485,7 @@ qv "WITH r AS (SELECT r.*, x.val AS exact FROM acc.released r LEFT JOIN acc.exac
 echo "Expected for an empty key: a count of 0 plus Laplace noise of scale b = C_u/(ε/N) = $(fmt "1 / $EPS"), shown non-negative: mean b/2 = $(fmt "0.5 / $EPS"), half of them 0."
 echo "No δ is spent on selection (the whole ε goes to the counts, as with reuse).  Errors on the keys with customers"
 echo "(public partitions release the small keys too, whose relative error is large, so the pooled median is higher"
-echo "than natural Q13's, which suppresses them; the noise scale is the same, b = 10):"
+echo "than natural Q13's with auto selection, which suppresses them; the noise scale is the same, b = 10):"
 echo
 echo "| form | released values | median rel. error ± SE (pooled) | per partition, then median, over the partitions released at least once [how many] |"
 echo "|---|---:|---:|---:|"
