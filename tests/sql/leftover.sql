@@ -100,7 +100,9 @@ ORDER BY g NULLS FIRST LIMIT 1;
 
 -- ==== the leftover row is thresholded itself ====
 -- two users in suppressed partitions: never released over 100 runs at epsilon 1
+-- (delta 1e-10: a one- or two-user row shows with probability about delta)
 SET anon_dp.epsilon = 1;
+SET anon_dp.delta = 1e-10;
 CREATE TEMP TABLE lo_tiny_runs AS SELECT 0 AS rows WHERE false;
 DO $$
 BEGIN
@@ -108,6 +110,7 @@ BEGIN
     INSERT INTO lo_tiny_runs SELECT count(*) FROM (SELECT g, ANON_COUNT(*) FROM lo_tiny GROUP BY g) s;
   END LOOP;
 END $$;
+RESET anon_dp.delta;
 SELECT count(*) AS runs, sum(rows) AS rows_released FROM lo_tiny_runs;
 -- ... while 600 suppressed users are released together at the same epsilon
 SELECT count(*) FILTER (WHERE g IS NULL) AS leftover_of_600

@@ -80,9 +80,12 @@ SELECT count(*) AS released FROM (SELECT p.label, ANON_COUNT(*) FROM pp_keys p L
 SELECT abs(avg(c)) < 0.5 AS public_rows_not_counted
 FROM (SELECT p.k, ANON_SUM(p.k, 0, 1) AS c FROM pp_keys p LEFT JOIN pp_rows v ON v.k = p.k WHERE p.k > 4 GROUP BY p.k) s;
 -- the other direction is an ordinary private query: thresholded keys of the
--- users' rows, the one-user keys 4 and 9999 dropped, key 5000 (50 users) kept
+-- users' rows, the one-user keys 4 and 9999 dropped (delta 1e-10: each is kept
+-- with probability about delta), key 5000 (50 users) kept
+SET anon_dp.delta = 1e-10;
 SELECT array_agg(k ORDER BY k) AS thresholded
 FROM (SELECT v.k, ANON_COUNT(*) FROM pp_rows v LEFT JOIN pp_keys p ON v.k = p.k GROUP BY v.k) s;
+RESET anon_dp.delta;
 
 -- ==== refusals, each naming the table ====
 -- the preserved side must be labelled: an unlabelled table is refused by name

@@ -84,8 +84,10 @@ SELECT (SELECT var_pop(noise) FROM sel_gauss WHERE name = 'cu5') /
        (SELECT abs(avg(noise)) < 0.6 FROM sel_gauss WHERE name = 'cu5') AS centred;
 
 -- every mechanism keeps the big partitions (1000 users) and drops the
--- one-user partition 77, over 20 runs each
+-- one-user partition 77, over 20 runs each (delta 1e-10: a one-user
+-- partition is kept with probability at most delta per run)
 CREATE TEMP TABLE sel_runs (mechanism text, g int);
+SET anon_dp.delta = 1e-10;
 DO $$
 DECLARE m text; i int;
 BEGIN
@@ -98,6 +100,7 @@ BEGIN
   END LOOP;
 END $$;
 RESET anon_dp.partition_selection;
+RESET anon_dp.delta;
 SELECT mechanism, count(*) FILTER (WHERE g BETWEEN 0 AND 3) AS big_kept,
        count(*) FILTER (WHERE g = 77) AS lonely_kept
 FROM sel_runs GROUP BY mechanism ORDER BY mechanism;
@@ -124,19 +127,20 @@ SELECT abs(ANON_COUNT(DISTINCT tag) - 8) < 30 AS distinct_tags FROM sel_rows;
 -- the plan: k = 2 at epsilon / N
 SELECT sel_blocks('SELECT ANON_COUNT(DISTINCT tag, 2), ANON_COUNT(*) FROM sel_rows') AS distinct_k2;
 SELECT sel_blocks('SELECT ANON_COUNT(DISTINCT tag) FROM sel_rows') AS distinct_default_k1;
--- the noise scale is k / epsilon: k = 4 at epsilon 4, scale 1, a discrete
--- Laplace variance of 2a / (1 - a)^2 = 1.841 (a = e^-1); over 2000 runs
--- +- 25 % is 5 standard errors.  (The true count is 8: at scale 1 the
--- released count's floor at 0 is reached with probability e^-8 / 2, so it
--- does not shrink the variance; sensitivity 1 would give a variance of 0.13,
--- k / epsilon with epsilon 1 one of 32.)
+-- the noise scale is k / epsilon: k = 4 at epsilon 4, scale 1.  The noise is
+-- drawn on a grid finer than 1 and the count rounds half away from zero, so
+-- P(k) = e^-|k| sinh(1/2) and the variance is 2 sinh(1/2) e (e + 1) / (e - 1)^3
+-- = 2.076; over 2000 runs +- 25 % is 5 standard errors.  (The true count is
+-- 8: at scale 1 the released count's floor at 0 is reached with probability
+-- about e^-8 / 2, so it does not shrink the variance; sensitivity 1 would give
+-- a variance of about 0.13, k / epsilon with epsilon 1 one of about 32.)
 SET anon_dp.epsilon = 4;
 CREATE TEMP TABLE sel_distinct (noise int8);
 DO $$ BEGIN FOR i IN 1 .. 2000 LOOP
   INSERT INTO sel_distinct SELECT ANON_COUNT(DISTINCT tag, 4) - 8 FROM sel_rows;
 END LOOP; END $$;
 SET anon_dp.epsilon = 1;
-SELECT var_pop(noise) / 1.841 BETWEEN 0.75 AND 1.25 AS distinct_scale_k_over_eps,
+SELECT var_pop(noise) / 2.076 BETWEEN 0.75 AND 1.25 AS distinct_scale_k_over_eps,
        abs(avg(noise)) < 0.15 AS centred FROM sel_distinct;
 -- bad k: the errors name ANON_COUNT
 SELECT ANON_COUNT(DISTINCT tag, 0) FROM sel_rows;
