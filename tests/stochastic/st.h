@@ -61,6 +61,8 @@ struct st_mech
 };
 
 /* correct mechanisms over the real DP core (st_mechanisms.c) */
+/* the epsilons of a profile (quick: 0.5, 1; thorough: 0.25, 0.5, 1, 2) and their number */
+extern const double *st_epsilons(bool thorough, size_t *n);
 extern size_t st_correct_mechanisms(st_mech *out, size_t max, bool thorough);
 
 /* automatic bounds, shared with their broken variant (st_mechanisms.c) */

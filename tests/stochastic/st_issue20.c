@@ -305,10 +305,8 @@ count_distinct(double epsilon, bool broken)
 size_t
 st_issue20_mechanisms(st_mech *out, size_t max, bool thorough)
 {
-	static const double eps_quick[] = {0.5, 1.0};
-	static const double eps_thorough[] = {0.25, 0.5, 1.0, 2.0};
-	const double *eps = thorough ? eps_thorough : eps_quick;
-	size_t		n_eps = thorough ? 4 : 2;
+	size_t		n_eps;
+	const double *eps = st_epsilons(thorough, &n_eps);
 	size_t		n = 0;
 	size_t		e;
 

@@ -366,13 +366,22 @@ base(const char *name, const char *what, double epsilon)
 	return m;
 }
 
+/* the epsilons every mechanism is tested at, per profile */
+const double *
+st_epsilons(bool thorough, size_t *n)
+{
+	static const double quick[] = {0.5, 1.0};
+	static const double full[] = {0.25, 0.5, 1.0, 2.0};
+
+	*n = thorough ? 4 : 2;
+	return thorough ? full : quick;
+}
+
 size_t
 st_correct_mechanisms(st_mech *out, size_t max, bool thorough)
 {
-	static const double eps_quick[] = {0.5, 1.0};
-	static const double eps_thorough[] = {0.25, 0.5, 1.0, 2.0};
-	const double *eps = thorough ? eps_thorough : eps_quick;
-	size_t		n_eps = thorough ? 4 : 2;
+	size_t		n_eps;
+	const double *eps = st_epsilons(thorough, &n_eps);
 	size_t		n = 0;
 	size_t		e;
 
