@@ -6,7 +6,7 @@ PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 
 # the pure C99 core: no PostgreSQL headers
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
-	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_reservoir.o \
+	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_quantile_rows.o src/dp/dp_reservoir.o \
 	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o src/dp/dp_interval.o src/dp/dp_auto_bounds.o
 # module entry, settings, hooks, the extension's catalog, DP core host
 TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o

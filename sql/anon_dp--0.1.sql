@@ -319,6 +319,19 @@ CREATE AGGREGATE dp_ntile_rows(float8[], float8, float8, float8, float8, int4) (
     SERIALFUNC = dp_ntile_serialize, DESERIALFUNC = dp_ntile_deserialize,
     FINALFUNC = dp_ntile_rows_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
+-- dp_ntile_rows_adaptive: the same arguments; spends a tenth of epsilon on a
+-- noisy histogram of the units' sample sizes and uses up to max_values of
+-- each unit's values, as many as that histogram predicts is most accurate
+CREATE FUNCTION dp_ntile_rows_adaptive_transfn(internal, float8[], float8, float8, float8, float8, int4) RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dp_ntile_rows_adaptive_final(internal, float8[], float8, float8, float8, float8, int4) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_ntile_rows_adaptive(float8[], float8, float8, float8, float8, int4) (
+    SFUNC = dp_ntile_rows_adaptive_transfn, STYPE = internal,
+    COMBINEFUNC = dp_ntile_combine,
+    SERIALFUNC = dp_ntile_serialize, DESERIALFUNC = dp_ntile_deserialize,
+    FINALFUNC = dp_ntile_rows_adaptive_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
 -- dp_count_distinct(values anyarray, k, epsilon, contributions) -> bigint:
 -- distinct values over all rows, each row one unit's at most k values
 CREATE FUNCTION dp_count_distinct_transfn(internal, anyarray, int8, float8, int4) RETURNS internal

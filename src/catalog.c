@@ -74,6 +74,8 @@ static const struct
 	[EMIT_COUNT_SELECT] = {"dp_count_select", 5, {INT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
 	[EMIT_AVG_SELECT] = {"dp_avg_select", 7, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
 	FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_NTILE_ROWS_ADAPTIVE] = {"dp_ntile_rows_adaptive", 6, {FLOAT8ARRAYOID, FLOAT8OID, FLOAT8OID,
+	FLOAT8OID, FLOAT8OID, INT4OID}},
 	[EMIT_BOUND_PARTITIONS] = {"anon_dp_bound_partitions", 4, {BYTEAOID, INT8OID, TEXTOID, ANYOID}},
 	[EMIT_BOUNDED_COLUMN] = {"anon_dp_bounded_column", 3, {BYTEAOID, INT4OID, ANYELEMENTOID}},
 	[EMIT_BOUND_WITNESS] = {"anon_dp_bound_witness", 1, {ANYELEMENTOID}},
@@ -208,6 +210,7 @@ mark_emitted_releases(void)
 	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 1);
 	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3);
 	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5);
+	mark_release(cache->emitted[EMIT_NTILE_ROWS_ADAPTIVE], 4, -1, -1);
 }
 
 /* every function the extension owns (pg_depend), as a building block for now */

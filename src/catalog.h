@@ -23,6 +23,7 @@ typedef enum anon_dp_emitted
 	EMIT_PARTITION_PUBLIC,		/* dp_partition_public: public partitions, C_u */
 	EMIT_COUNT_SELECT,			/* dp_count_select: ANON_COUNT that selects */
 	EMIT_AVG_SELECT,			/* dp_avg_select: ANON_AVG that selects */
+	EMIT_NTILE_ROWS_ADAPTIVE,	/* dp_ntile_rows_adaptive: rows per user chosen */
 	EMIT_BOUND_PARTITIONS,		/* anon_dp_bound_partitions: one-pass bounding */
 	EMIT_BOUNDED_COLUMN,		/* anon_dp_bounded_column: its kept pairs */
 	EMIT_BOUND_WITNESS,			/* anon_dp_bound_witness: a key's type */

@@ -19,6 +19,7 @@ int			anon_dp_partition_selection = ANON_DP_CHOICE_AUTO;
 bool		anon_dp_reuse_counts = true;
 bool		anon_dp_leftover_partition = false;
 int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
+int			anon_dp_quantile_rows = ANON_DP_CHOICE_AUTO;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
 double		anon_dp_max_epsilon = 1.0;
@@ -44,6 +45,12 @@ static const struct config_enum_entry noise_options[] = {
 	{"auto", ANON_DP_CHOICE_AUTO, false},
 	{"laplace", ANON_DP_NOISE_LAPLACE, false},
 	{"gaussian", ANON_DP_NOISE_GAUSSIAN, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry quantile_rows_options[] = {
+	{"auto", ANON_DP_CHOICE_AUTO, false},
+	{"max", ANON_DP_QUANTILE_ROWS_MAX, false},
 	{NULL, 0, false}
 };
 
@@ -176,6 +183,15 @@ define_mechanism_settings(void)
 							 "laplace or gaussian: always that one.",
 							 &anon_dp_noise,
 							 ANON_DP_CHOICE_AUTO, noise_options,
+							 PGC_USERSET, 0,
+							 NULL, assign_int_replanning, NULL);
+	DefineCustomEnumVariable("anon_dp.quantile_rows",
+							 "Rows per user of ANON_MEDIAN and ANON_NTILE when anon_dp.max_rows_contributed is above 1.",
+							 "auto: each release spends a tenth of its epsilon on a noisy histogram of the users' row counts "
+							 "and uses the number of rows (at most max_rows_contributed) with the least predicted error; "
+							 "max: every user gives up to max_rows_contributed rows.",
+							 &anon_dp_quantile_rows,
+							 ANON_DP_CHOICE_AUTO, quantile_rows_options,
 							 PGC_USERSET, 0,
 							 NULL, assign_int_replanning, NULL);
 }

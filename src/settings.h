@@ -42,6 +42,10 @@ extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
 #define ANON_DP_NOISE_LAPLACE 0
 #define ANON_DP_NOISE_GAUSSIAN 1
 
+extern int	anon_dp_quantile_rows;	/* auto or ANON_DP_QUANTILE_ROWS_MAX */
+
+#define ANON_DP_QUANTILE_ROWS_MAX 0
+
 /* access control */
 extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
 extern char *anon_dp_label_admin_role;	/* superuser only */

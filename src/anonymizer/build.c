@@ -61,6 +61,9 @@ release_aggregate(anon_plan *plan, anon_release *release, Var *partial)
 	if (list_length(args) != kind->block_nargs + (release->gaussian ? 1 : 0))
 		elog(ERROR, "anonymization query: %s takes %d arguments, not %d",
 			 kind->block, kind->block_nargs, list_length(args));
+	if (release->choose_rows)
+		return (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_NTILE_ROWS_ADAPTIVE),
+									   args, false, NULL);
 	return (Expr *) call_aggregate(release->gaussian ? anon_dp_kind_gaussian_block(kind)
 								   : anon_dp_kind_block(kind), args, false, NULL);
 }

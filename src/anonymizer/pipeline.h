@@ -91,6 +91,8 @@ typedef struct anon_release
 								 * (kind->gaussian_block) */
 	double		delta;			/* the delta its Gaussian noise spends, else 0 */
 	int32		values;			/* VALUES_ROWS: rows of a user it aggregates (m) */
+	bool		choose_rows;	/* VALUES_ROWS, m > 1, anon_dp.quantile_rows = auto:
+								 * dp_ntile_rows_adaptive chooses up to m */
 } anon_release;
 
 /* How a grouped level selects the partitions it releases (doc/noise.md). */

@@ -408,7 +408,9 @@ choose_bounding(anon_plan *plan)
 
 /*
  * Row-level quantiles: each user contributes up to m of its rows, m =
- * anon_dp.max_rows_contributed when set (at most 65536), else 1.
+ * anon_dp.max_rows_contributed when set (at most 65536), else 1; with
+ * anon_dp.quantile_rows = auto and m > 1 the release chooses how many of
+ * them (at most m) from a noisy histogram of the users' sample sizes.
  */
 static void
 set_values_per_user(anon_plan *plan)
@@ -421,6 +423,8 @@ set_values_per_user(anon_plan *plan)
 		anon_release *release = (anon_release *) lfirst(lc);
 
 		release->values = release->kind->values == VALUES_ROWS ? m : 1;
+		release->choose_rows = release->kind->values == VALUES_ROWS && m > 1 &&
+			anon_dp_quantile_rows == ANON_DP_CHOICE_AUTO;
 	}
 }
 

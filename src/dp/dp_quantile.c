@@ -10,7 +10,7 @@
 #include "dp_params.h"
 #include "dp_sampler.h"
 
-#define MAX_SLOTS (2u * DP_QTREE_LEAVES)
+#define MAX_SLOTS (2u * DP_QTREE_CELLS)
 
 dp_status
 dp_check_percentile(double p)
@@ -94,9 +94,9 @@ dp_quantile_add_leaf(dp_quantile *q, uint32_t leaf, uint64_t count)
 	uint32_t	key = leaf + 1;
 	uint32_t	i;
 
-	if (leaf >= DP_QTREE_LEAVES)
+	if (leaf >= DP_QTREE_CELLS)
 		dp_fail("quantile leaf out of range");
-	/* keep the load factor at most 1/2; MAX_SLOTS holds every leaf */
+	/* keep the load factor at most 1/2; MAX_SLOTS holds every cell */
 	if (q->capacity == 0 || (2 * (q->used + 1) > q->capacity && q->capacity < MAX_SLOTS))
 		grow(q);
 	i = slot_of(key, q->capacity);
@@ -182,7 +182,8 @@ dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p)
 	prefix = dp_mem_alloc(sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
 	memset(prefix, 0, sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
 	while (dp_quantile_next(q, &cursor, &leaf, &count))
-		prefix[leaf + 1] = count;
+		if (leaf < DP_QTREE_LEAVES)		/* position class 0: all a unit adds here */
+			prefix[leaf + 1] = count;
 	for (i = 0; i < DP_QTREE_LEAVES; i++)
 		prefix[i + 1] += prefix[i];
 
@@ -271,20 +272,20 @@ typedef struct em_scale
 } em_scale;
 
 static bool
-em_scale_make(const dp_quantile *q, double p, em_scale *scale)
+em_scale_make(double epsilon, uint32_t k, double p, em_scale *scale)
 {
-	int			f = 24 - (int) ceil(log2(q->plan.epsilon));
+	int			f = 24 - (int) ceil(log2(epsilon));
 	uint64_t	m;
 
-	if (f < 0 || f > 64 || q->plan.contributions > (1u << 16))
+	if (f < 0 || f > 64 || k < 1 || k > (1u << 16))
 		return false;
 	scale->p_fixed = (uint64_t) llround(ldexp(p, 32));
-	scale->e_fixed = (uint64_t) floor(ldexp(q->plan.epsilon, f));
+	scale->e_fixed = (uint64_t) floor(ldexp(epsilon, f));
 	if (scale->e_fixed == 0 || scale->e_fixed >= (UINT64_C(1) << 25))
 		return false;
 	m = scale->p_fixed > (UINT64_C(1) << 31) ? scale->p_fixed
 		: (UINT64_C(1) << 32) - scale->p_fixed;
-	scale->den = ((dp_u128) 1 << f) * 4 * (dp_u128) m * q->plan.contributions;
+	scale->den = ((dp_u128) 1 << f) * 4 * (dp_u128) m * k;
 	return true;
 }
 
@@ -302,12 +303,20 @@ em_numerator(const em_scale *scale, const uint64_t *prefix, uint32_t j, uint64_t
 double
 dp_quantile_release_rows(dp_rng *rng, const dp_quantile *q, double p)
 {
+	return dp_quantile_release_rows_upto(rng, q, p, q->plan.epsilon, q->plan.contributions,
+										 DP_QTREE_ROW_CLASSES - 1);
+}
+
+double
+dp_quantile_release_rows_upto(dp_rng *rng, const dp_quantile *q, double p,
+							  double epsilon, uint32_t k, int max_class)
+{
 	uint64_t   *prefix;
 	dp_u128    *numerators;
 	dp_u128		least;
 	em_scale	scale;
 	uint32_t	cursor = 0;
-	uint32_t	leaf;
+	uint32_t	cell;
 	uint64_t	count;
 	uint32_t	i;
 	uint32_t	chosen;
@@ -316,13 +325,15 @@ dp_quantile_release_rows(dp_rng *rng, const dp_quantile *q, double p)
 
 	if (dp_check_percentile(p) != DP_OK)
 		dp_fail("percentile outside [0, 1]");
-	if (!em_scale_make(q, p, &scale))
+	if (!em_scale_make(epsilon, k, p, &scale))
 		dp_fail("dp_quantile_release_rows: epsilon or contributions out of range");
 	prefix = dp_mem_alloc(sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
 	numerators = dp_mem_alloc(sizeof(dp_u128) * DP_QTREE_LEAVES);
 	memset(prefix, 0, sizeof(uint64_t) * (DP_QTREE_LEAVES + 1));
-	while (dp_quantile_next(q, &cursor, &leaf, &count))
-		prefix[leaf + 1] = count;
+	/* the values of the position classes up to max_class, leaf by leaf */
+	while (dp_quantile_next(q, &cursor, &cell, &count))
+		if ((int) (cell / DP_QTREE_LEAVES) <= max_class)
+			prefix[cell % DP_QTREE_LEAVES + 1] += count;
 	for (i = 0; i < DP_QTREE_LEAVES; i++)
 		prefix[i + 1] += prefix[i];
 	if (prefix[DP_QTREE_LEAVES] >= (UINT64_C(1) << 50))

@@ -25,6 +25,16 @@
 #define DP_QTREE_HEIGHT 4
 #define DP_QTREE_LEAVES 65536	/* BRANCHING ^ HEIGHT */
 
+/*
+ * Row-level quantiles keep each value under its position class too (the
+ * class of position i in its unit's shuffled sample: 0 for i = 1, else
+ * ceil(log2 i); dp_quantile_rows.h): a cell is leaf + class * LEAVES.  The
+ * tree walk (dp_quantile_release) reads class 0 only, where every
+ * per-user value goes.
+ */
+#define DP_QTREE_ROW_CLASSES 17	/* positions 1 .. 65536 */
+#define DP_QTREE_CELLS (DP_QTREE_LEAVES * DP_QTREE_ROW_CLASSES)
+
 typedef struct dp_quantile
 {
 	double		lower;
@@ -57,7 +67,8 @@ dp_quantile_add(dp_quantile *q, double x)
 extern void dp_quantile_merge(dp_quantile *into, const dp_quantile *from);
 
 /*
- * Iterate over non-empty leaves: for (i = 0; dp_quantile_next(q, &i, &l, &c);)
+ * Iterate over non-empty cells (leaf + class * LEAVES):
+ * for (i = 0; dp_quantile_next(q, &i, &l, &c);)
  */
 extern bool dp_quantile_next(const dp_quantile *q, uint32_t *cursor,
 							 uint32_t *leaf, uint64_t *count);
@@ -90,5 +101,12 @@ extern double dp_quantile_release(dp_rng *rng, const dp_quantile *q, double p);
  * noise in ranks does not grow with the tree's height or branching.
  */
 extern double dp_quantile_release_rows(dp_rng *rng, const dp_quantile *q, double p);
+
+/*
+ * The same over the values of position classes 0 .. max_class only, at the
+ * given epsilon and k (each unit adds at most k values to those classes).
+ */
+extern double dp_quantile_release_rows_upto(dp_rng *rng, const dp_quantile *q, double p,
+											double epsilon, uint32_t k, int max_class);
 
 #endif							/* DP_QUANTILE_H */

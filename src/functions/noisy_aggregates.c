@@ -36,6 +36,7 @@
 #include "dp/dp_aggregate.h"
 #include "dp/dp_interval.h"
 #include "dp/dp_quantile.h"
+#include "dp/dp_quantile_rows.h"
 #include "dp/dp_params.h"
 #include "dp_errors.h"
 #include "functions/aggregate_args.h"
@@ -425,6 +426,7 @@ typedef struct quantile_state
 {
 	dp_quantile tree;
 	double		percentile;
+	dp_rows_histogram units;	/* dp_ntile_rows_adaptive: units by sample size */
 } quantile_state;
 
 static quantile_state *
@@ -470,52 +472,92 @@ dp_ntile_transfn(PG_FUNCTION_ARGS)
  * max_values): each row is one user's sample of at most max_values values
  * (anon_dp_sample); values beyond max_values in a row are not added, so a
  * user adds at most max_values values whatever the input.
+ * dp_ntile_rows_adaptive (same arguments) also keeps each value's position
+ * in its row (dp_quantile_rows.h) and chooses how many per user to use.
  */
-PG_FUNCTION_INFO_V1(dp_ntile_rows_transfn);
-Datum
-dp_ntile_rows_transfn(PG_FUNCTION_ARGS)
+static Datum
+ntile_rows_add(FunctionCallInfo fcinfo, const char *function, bool positions)
 {
-	MemoryContext context = aggregate_context(fcinfo, "dp_ntile_rows");
+	MemoryContext context = aggregate_context(fcinfo, function);
 	MemoryContext old = MemoryContextSwitchTo(context);
 	quantile_state *q;
 
-	q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile_rows")
+	q = PG_ARGISNULL(0) ? quantile_new(fcinfo, function)
 		: (quantile_state *) PG_GETARG_POINTER(0);
 	if (!PG_ARGISNULL(1))
 	{
 		ArrayType  *values = PG_GETARG_ARRAYTYPE_P(1);
 		Datum	   *elements;
 		bool	   *nulls;
+		double	   *sample;
 		int			n;
 		int			i;
-		uint32		added = 0;
+		uint32		used = 0;
 
 		deconstruct_array(values, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 						  &elements, &nulls, &n);
-		for (i = 0; i < n && added < q->tree.plan.contributions; i++)
+		sample = palloc(sizeof(double) * Max(n, 1));
+		for (i = 0; i < n && used < q->tree.plan.contributions; i++)
 			if (!nulls[i])
-			{
-				dp_quantile_add(&q->tree, DatumGetFloat8(elements[i]));
-				added++;
-			}
+				sample[used++] = DatumGetFloat8(elements[i]);
+		if (positions)
+			dp_rows_add_unit(&q->tree, &q->units, sample, used, q->tree.plan.contributions);
+		else
+			for (i = 0; i < (int) used; i++)
+				dp_quantile_add(&q->tree, sample[i]);
+		pfree(sample);
+		pfree(elements);
+		pfree(nulls);
 	}
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(q);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_rows_transfn);
+Datum
+dp_ntile_rows_transfn(PG_FUNCTION_ARGS)
+{
+	return ntile_rows_add(fcinfo, "dp_ntile_rows", false);
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_rows_adaptive_transfn);
+Datum
+dp_ntile_rows_adaptive_transfn(PG_FUNCTION_ARGS)
+{
+	return ntile_rows_add(fcinfo, "dp_ntile_rows_adaptive", true);
+}
+
+static quantile_state *
+ntile_rows_final_state(FunctionCallInfo fcinfo, const char *function)
+{
+	quantile_state *q = PG_ARGISNULL(0) ? quantile_new(fcinfo, function)
+		: (quantile_state *) PG_GETARG_POINTER(0);
+
+	if (q->tree.plan.contributions > 65536)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid contributions for %s: must be between 1 and 65536", function),
+				 errhint("Let each privacy unit contribute at most 65536 values.")));
+	return q;
 }
 
 PG_FUNCTION_INFO_V1(dp_ntile_rows_final);
 Datum
 dp_ntile_rows_final(PG_FUNCTION_ARGS)
 {
-	quantile_state *q = PG_ARGISNULL(0) ? quantile_new(fcinfo, "dp_ntile_rows")
-		: (quantile_state *) PG_GETARG_POINTER(0);
+	quantile_state *q = ntile_rows_final_state(fcinfo, "dp_ntile_rows");
 
-	if (q->tree.plan.contributions > 65536)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid contributions for dp_ntile_rows: must be between 1 and 65536"),
-				 errhint("Let each privacy unit contribute at most 65536 values.")));
 	PG_RETURN_FLOAT8(dp_quantile_release_rows(dp_rng_secure(), &q->tree, q->percentile));
+}
+
+PG_FUNCTION_INFO_V1(dp_ntile_rows_adaptive_final);
+Datum
+dp_ntile_rows_adaptive_final(PG_FUNCTION_ARGS)
+{
+	quantile_state *q = ntile_rows_final_state(fcinfo, "dp_ntile_rows_adaptive");
+
+	PG_RETURN_FLOAT8(dp_quantile_release_rows_adaptive(dp_rng_secure(), &q->tree, &q->units,
+													   q->percentile, NULL));
 }
 
 PG_FUNCTION_INFO_V1(dp_ntile_combine);
@@ -526,6 +568,7 @@ dp_ntile_combine(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	quantile_state *into;
 	quantile_state *from;
+	int			i;
 
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
@@ -539,10 +582,13 @@ dp_ntile_combine(PG_FUNCTION_ARGS)
 		into->tree.used = 0;
 		into->tree.keys = NULL;
 		into->tree.counts = NULL;
+		memset(&into->units, 0, sizeof(into->units));
 	}
 	else
 		into = (quantile_state *) PG_GETARG_POINTER(0);
 	dp_quantile_merge(&into->tree, &from->tree);
+	for (i = 0; i < DP_QTREE_ROW_CLASSES; i++)
+		into->units.units[i] += from->units.units[i];
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(into);
 }
@@ -612,6 +658,10 @@ dp_ntile_deserialize(PG_FUNCTION_ARGS)
 		quantile_entry e;
 
 		memcpy(&e, data + sizeof(quantile_state) + i * sizeof(quantile_entry), sizeof(e));
+		if (e.leaf >= DP_QTREE_CELLS)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid serialized state for dp_ntile")));
 		dp_quantile_add_leaf(&q->tree, e.leaf, e.count);
 	}
 	PG_RETURN_POINTER(q);
@@ -669,6 +719,12 @@ anon_dp_check_block_arguments(const char *block, List *args, const char *functio
 		(void) moment_from_arguments(args, MOMENT_VARIANCE, function);
 	else if (strcmp(block, "dp_ntile") == 0 || strcmp(block, "dp_ntile_rows") == 0)
 		(void) quantile_from_arguments(args, function);
+	else if (strcmp(block, "dp_ntile_rows_adaptive") == 0)
+	{
+		quantile_state *q = quantile_from_arguments(args, function);
+
+		check_init(dp_rows_check(q->tree.plan.epsilon, q->tree.plan.contributions), function);
+	}
 	else if (strstr(block, "_auto") != NULL)
 		anon_dp_check_auto_arguments(args, block, function);
 	else if (strcmp(block, "dp_count_select") == 0)
@@ -802,7 +858,9 @@ anon_dp_block_noise(const char *block, List *args, const char *function)
 		return noise_of_plan(&plan);
 	}
 	anon_dp_check_block_arguments(block, args, function);
-	if (strncmp(block, "dp_ntile", 8) == 0)
+	if (strcmp(block, "dp_ntile_rows_adaptive") == 0)
+		none.mechanism = "exponential, rows per user from a noisy histogram";
+	else if (strncmp(block, "dp_ntile", 8) == 0)
 		none.mechanism = "exponential";
 	return none;						/* variance, quantiles: no interval */
 }

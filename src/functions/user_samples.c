@@ -4,8 +4,9 @@
  *
  *   anon_dp_sample(value float8, m int4) -> float8[]
  *       up to m of the group's non-NULL, non-NaN values, a uniformly random
- *       subset (reservoir sampling with CSPRNG draws): ANON_MEDIAN and
- *       ANON_NTILE over the rows' values
+ *       subset (reservoir sampling with CSPRNG draws) in uniformly random
+ *       order (so that its first j values are a uniform subset of j):
+ *       ANON_MEDIAN and ANON_NTILE over the rows' values
  *   anon_dp_distinct_sample(value anyelement, k int4) -> anyarray
  *       up to k of the group's distinct non-NULL values, a uniformly random
  *       subset whatever their multiplicities: the k with the smallest keyed
@@ -109,6 +110,15 @@ anon_dp_sample_final(PG_FUNCTION_ARGS)
 	elements = palloc(sizeof(Datum) * sample->used);
 	for (i = 0; i < sample->used; i++)
 		elements[i] = Float8GetDatum(sample->values[i]);
+	/* Fisher-Yates: the reservoir keeps the input's order where it did not replace */
+	for (i = sample->used - 1; i > 0; i--)
+	{
+		int			j = (int) dp_uniform_below(dp_rng_secure(), (uint64) i + 1);
+		Datum		swap = elements[i];
+
+		elements[i] = elements[j];
+		elements[j] = swap;
+	}
 	PG_RETURN_ARRAYTYPE_P(construct_array(elements, sample->used, FLOAT8OID, sizeof(float8),
 										  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }

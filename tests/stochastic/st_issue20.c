@@ -12,6 +12,13 @@
  *   avg_select          dp_avg_select: the mean whose noisy count selects
  *   quantile_rows       dp_ntile_rows: a unit adds k = 3 values, exponential
  *                       mechanism over the leaves (dp_quantile_release_rows)
+ *   quantile_rows_adaptive  dp_ntile_rows_adaptive: a unit adds 1 to 4 values
+ *                       (as many as its record says), M = 4; a tenth of
+ *                       epsilon on the noisy histogram of sizes, the rest on
+ *                       the exponential mechanism at the chosen m
+ *   rows_choice         its first stage alone: the m chosen from the noisy
+ *                       histogram (the stage the composition test dilutes;
+ *                       the second stage is quantile_rows at k = m)
  *   count_distinct      dp_count_distinct: each unit adds up to k = 3
  *                       distinct values, Laplace of sensitivity k
  *
@@ -25,6 +32,7 @@
  *                              (tau not above 1 + K: one unit passes)
  *   select_gaussian_half_tau   tau halfway between one unit and the right tau
  *   quantile_rows_k1           sensitivity of one value while a unit adds 3
+ *   rows_choice_4eps           the histogram of sizes noised for 4 epsilon
  *   count_distinct_k1          Laplace of sensitivity 1 while a unit adds 3
  */
 #include <math.h>
@@ -36,6 +44,7 @@
 #include "dp/dp_aggregate.h"
 #include "dp/dp_noise.h"
 #include "dp/dp_quantile.h"
+#include "dp/dp_quantile_rows.h"
 #include "dp/dp_selection.h"
 
 #define VALUES_PER_UNIT 3		/* k of quantile_rows and count_distinct */
@@ -164,6 +173,72 @@ quantile_rows_release(const st_mech *m, void *state, dp_rng *rng, double *out)
 }
 
 /*
+ * ---- row-level quantile with rows per unit chosen: a unit with record x
+ * adds the first n = 1 + floor(3.999 (x + 1) / 2) of x, x + 0.5, x - 0.5,
+ * x + 0.25 (1 at x = -1, 4 near x = 1; none for NaN, 1 for -Inf, 4 for Inf),
+ * M = 4.  rows_choice releases the m chosen with all of epsilon spent on
+ * the histogram; m->upper: the factor on that epsilon (4: broken).
+ */
+typedef struct adaptive_state
+{
+	dp_quantile q;
+	dp_rows_histogram h;
+} adaptive_state;
+
+#define ADAPTIVE_MAX_VALUES 4
+
+static void *
+quantile_adaptive_prepare(const st_mech *m, const double *x, int n)
+{
+	adaptive_state *s = dp_mem_alloc(sizeof(adaptive_state));
+	int			i;
+
+	memset(&s->h, 0, sizeof(s->h));
+	st_check(dp_quantile_init(&s->q, -1.0, 1.0, m->epsilon, ADAPTIVE_MAX_VALUES), m);
+	for (i = 0; i < n; i++)
+	{
+		double		values[ADAPTIVE_MAX_VALUES] = {x[i], x[i] + 0.5, x[i] - 0.5, x[i] + 0.25};
+		double		where = isnan(x[i]) ? 0.0 : fmax(-1.0, fmin(x[i], 1.0));
+		int			k = 1 + (int) floor(3.999 * (where + 1.0) / 2.0);
+
+		/* NaN stays NaN: no unit */
+		dp_rows_add_unit(&s->q, &s->h, values, (uint32_t) k, ADAPTIVE_MAX_VALUES);
+	}
+	return s;
+}
+
+static bool
+quantile_adaptive_release(const st_mech *m, void *state, dp_rng *rng, double *out)
+{
+	adaptive_state *s = state;
+
+	*out = dp_quantile_release_rows_adaptive(rng, &s->q, &s->h, m->percentile, NULL);
+	return true;
+}
+
+static bool
+rows_choice_release(const st_mech *m, void *state, dp_rng *rng, double *out)
+{
+	adaptive_state *s = state;
+	double		noisy[DP_QTREE_ROW_CLASSES];
+	int			c;
+
+	dp_rows_noisy_histogram(rng, &s->h, m->epsilon * m->upper, noisy);
+	c = dp_rows_best_class(noisy, ADAPTIVE_MAX_VALUES, m->percentile, 1.0);
+	*out = (double) dp_rows_candidate(c, ADAPTIVE_MAX_VALUES);
+	return true;
+}
+
+static void
+quantile_adaptive_destroy(void *state)
+{
+	adaptive_state *s = state;
+
+	dp_quantile_free(&s->q);
+	dp_mem_free(s);
+}
+
+/*
  * ---- count distinct: a unit adds the values round(4 x) + j, j < 3 (they
  * overlap between units); a non-finite record adds three values of its own.
  * m->upper: the sensitivity the noise is planned for.
@@ -289,6 +364,38 @@ quantile_rows(double epsilon, bool broken)
 }
 
 static st_mech
+quantile_rows_adaptive(double epsilon)
+{
+	st_mech		m = base("quantile_rows_adaptive",
+						 "dp_ntile_rows_adaptive: median, 1 to 4 values per unit, m chosen (M = 4)",
+						 epsilon, false);
+
+	m.prepare = quantile_adaptive_prepare;
+	m.release = quantile_adaptive_release;
+	m.destroy = quantile_adaptive_destroy;
+	m.percentile = 0.5;
+	m.samples_scale = 0.15;
+	m.max_databases = 2;
+	return m;
+}
+
+static st_mech
+rows_choice(double epsilon, bool broken)
+{
+	st_mech		m = base(broken ? "rows_choice_4eps" : "rows_choice",
+						 broken ? "m chosen from a histogram of sizes noised for 4 epsilon"
+						 : "dp_rows_noisy_histogram + dp_rows_best_class: the m chosen (M = 4)",
+						 epsilon, broken);
+
+	m.prepare = quantile_adaptive_prepare;
+	m.release = rows_choice_release;
+	m.destroy = quantile_adaptive_destroy;
+	m.percentile = 0.5;
+	m.upper = broken ? 4.0 : 1.0;
+	return m;
+}
+
+static st_mech
 count_distinct(double epsilon, bool broken)
 {
 	st_mech		m = base(broken ? "count_distinct_k1" : "count_distinct",
@@ -333,7 +440,11 @@ st_issue20_mechanisms(st_mech *out, size_t max, bool thorough)
 			ADD(m);
 		}
 		if (thorough || e == n_eps - 1)
+		{
 			ADD(quantile_rows(eps[e], false));
+			ADD(quantile_rows_adaptive(eps[e]));
+		}
+		ADD(rows_choice(eps[e], false));
 		ADD(count_distinct(eps[e], false));
 	}
 #undef ADD
@@ -355,6 +466,7 @@ st_issue20_broken(st_mech *out, size_t max, bool thorough)
 	ADD(selection("select_gaussian_half_tau", "Gaussian selection with tau halfway to one unit",
 				  1.0, DP_SELECT_GAUSSIAN, true, 3));
 	ADD(quantile_rows(1.0, true));
+	ADD(rows_choice(1.0, true));
 	ADD(count_distinct(1.0, true));
 #undef ADD
 	return n;

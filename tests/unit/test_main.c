@@ -62,6 +62,13 @@
 	X(quantile_bounds) \
 	X(quantile_memory) \
 	X(quantile_merge) \
+	/* rows per unit of row-level quantiles (test_quantile_rows.c) */ \
+	X(quantile_rows_classes) \
+	X(quantile_rows_add_unit) \
+	X(quantile_rows_upto) \
+	X(quantile_rows_choice) \
+	X(quantile_rows_histogram_noise) \
+	X(quantile_rows_adaptive) \
 	/* Gaussian noise and partition selection (test_selection.c) */ \
 	X(gaussian_analytic_sigma) \
 	X(discrete_gaussian_dominance) \
