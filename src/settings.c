@@ -19,7 +19,7 @@ int			anon_dp_partition_selection = ANON_DP_CHOICE_AUTO;
 bool		anon_dp_reuse_counts = true;
 bool		anon_dp_leftover_partition = false;
 int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
-int			anon_dp_quantile_rows = ANON_DP_CHOICE_AUTO;
+int			anon_dp_quantile_rows = ANON_DP_QUANTILE_ROWS_MAX;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
 double		anon_dp_max_epsilon = 1.0;
@@ -187,11 +187,12 @@ define_mechanism_settings(void)
 							 NULL, assign_int_replanning, NULL);
 	DefineCustomEnumVariable("anon_dp.quantile_rows",
 							 "Rows per user of ANON_MEDIAN and ANON_NTILE when anon_dp.max_rows_contributed is above 1.",
+							 "max: every user gives up to max_rows_contributed rows. "
 							 "auto: each release spends a tenth of its epsilon on a noisy histogram of the users' row counts "
-							 "and uses the number of rows (at most max_rows_contributed) with the least predicted error; "
-							 "max: every user gives up to max_rows_contributed rows.",
+							 "and uses the number of rows (at most max_rows_contributed) with the least predicted error, "
+							 "assuming a user's rows are like other users' rows (doc/noise.md).",
 							 &anon_dp_quantile_rows,
-							 ANON_DP_CHOICE_AUTO, quantile_rows_options,
+							 ANON_DP_QUANTILE_ROWS_MAX, quantile_rows_options,
 							 PGC_USERSET, 0,
 							 NULL, assign_int_replanning, NULL);
 }

@@ -42,7 +42,7 @@ extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
 #define ANON_DP_NOISE_LAPLACE 0
 #define ANON_DP_NOISE_GAUSSIAN 1
 
-extern int	anon_dp_quantile_rows;	/* auto or ANON_DP_QUANTILE_ROWS_MAX */
+extern int	anon_dp_quantile_rows;	/* ANON_DP_QUANTILE_ROWS_MAX (default) or auto */
 
 #define ANON_DP_QUANTILE_ROWS_MAX 0
 

@@ -96,19 +96,27 @@ dp_quantile_add_leaf(dp_quantile *q, uint32_t leaf, uint64_t count)
 
 	if (leaf >= DP_QTREE_CELLS)
 		dp_fail("quantile leaf out of range");
+	if (q->capacity > 0)
+	{
+		/* a cell already present never grows the table */
+		i = slot_of(key, q->capacity);
+		while (q->keys[i] != 0 && q->keys[i] != key)
+			i = (i + 1) & (q->capacity - 1);
+		if (q->keys[i] == key)
+		{
+			q->counts[i] += count;
+			return;
+		}
+	}
 	/* keep the load factor at most 1/2; MAX_SLOTS holds every cell */
 	if (q->capacity == 0 || (2 * (q->used + 1) > q->capacity && q->capacity < MAX_SLOTS))
 		grow(q);
 	i = slot_of(key, q->capacity);
-	while (q->keys[i] != 0 && q->keys[i] != key)
+	while (q->keys[i] != 0)
 		i = (i + 1) & (q->capacity - 1);
-	if (q->keys[i] == 0)
-	{
-		q->keys[i] = key;
-		q->counts[i] = 0;
-		q->used++;
-	}
-	q->counts[i] += count;
+	q->keys[i] = key;
+	q->counts[i] = count;
+	q->used++;
 }
 
 void

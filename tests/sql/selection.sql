@@ -161,6 +161,36 @@ SET anon_dp.max_rows_contributed = 5;
 SELECT abs(ANON_MEDIAN(v, 0, 100) - 90) < 2 AS row_median_90 FROM sel_skew;
 SELECT abs(ANON_NTILE(v, 0.1, 0, 100) - 10) < 2 AS row_p10_10 FROM sel_skew;
 SELECT sel_blocks('SELECT ANON_MEDIAN(v, 0, 100) FROM sel_skew') AS row_median_plan;
+-- anon_dp.quantile_rows = auto: the release chooses m <= 5 from a noisy
+-- histogram of row counts (dp_ntile_rows_adaptive, same arguments); here it
+-- takes one row per user (less noise; it cannot see that the five-row users'
+-- values differ), the documented bias of auto on such data: about 10
+SET anon_dp.quantile_rows = auto;
+SELECT sel_blocks('SELECT ANON_MEDIAN(v, 0, 100) FROM sel_skew') AS adaptive_plan;
+SELECT abs(ANON_MEDIAN(v, 0, 100) - 10) < 2 AS auto_reweighs_users FROM sel_skew;
+-- with M = 1 there is nothing to choose: dp_ntile_rows
+SET anon_dp.max_rows_contributed = 1;
+SELECT sel_blocks('SELECT ANON_MEDIAN(v, 0, 100) FROM sel_skew') AS one_row_plan;
+SET anon_dp.max_rows_contributed = 5;
+RESET anon_dp.quantile_rows;
+SELECT sel_blocks('SELECT ANON_MEDIAN(v, 0, 100) FROM sel_skew') AS max_is_default;
+SET anon_dp.quantile_rows = bogus;
+-- exchangeable rows: 300 users with 40 rows each, v uniform over 0..99 (the
+-- rows' median 49.5); auto (M = 64) chooses 32 rows (the model: predicted
+-- errors 3.6e-5 at 32, 5.0e-5 at 64, 6.2e-5 at 16) and lands within 2 of it
+-- (rank noise of scale 32 / 0.9 = 36 of 9,600 rows: about 0.4 in value;
+-- P(miss) ~ 0.5 % per release, so >= 18 of 20)
+CREATE TABLE sel_even (uid int, v float8);
+INSERT INTO sel_even SELECT u, (u * 37 + r * 11) % 100 FROM generate_series(1, 300) u, generate_series(1, 40) r;
+SECURITY LABEL FOR anon_dp ON COLUMN sel_even.uid IS 'privacy_unit';
+SET anon_dp.quantile_rows = auto;
+SET anon_dp.max_rows_contributed = 64;
+CREATE TEMP TABLE sel_even_runs (v float8);
+DO $$ BEGIN FOR i IN 1..20 LOOP
+  INSERT INTO sel_even_runs SELECT ANON_MEDIAN(v, 0, 100) FROM sel_even;
+END LOOP; END $$;
+SELECT count(*) FILTER (WHERE abs(v - 49.5) < 2) >= 18 AS auto_accurate FROM sel_even_runs;
+RESET anon_dp.quantile_rows;
 -- one row per user by default (anon_dp.max_rows_contributed unset): rows
 -- 1200 x 10 and 800 x 90, median 10
 RESET anon_dp.max_rows_contributed;
@@ -191,6 +221,10 @@ RESET anon_dp.max_groups_contributed;
 -- 6. ANON_COUNT(DISTINCT) and row-level ANON_MEDIAN without GROUP BY: delta 0
 SET anon_dp.max_rows_contributed = 3;
 SELECT ANON_COUNT(DISTINCT tag, 2) IS NOT NULL AS ok, ANON_MEDIAN(x, 0, 10) IS NOT NULL AS ok2 FROM sel_rows;
+-- 7. the same median with the rows per user chosen: its whole share, delta 0
+SET anon_dp.quantile_rows = auto;
+SELECT ANON_MEDIAN(x, 0, 10) IS NOT NULL AS ok FROM sel_rows;
+RESET anon_dp.quantile_rows;
 RESET anon_dp.max_rows_contributed;
 RESET SESSION AUTHORIZATION;
 SELECT epsilon, delta, outcome FROM anon_dp_ledger WHERE role = 'sel_analyst'::regrole ORDER BY entry;
@@ -211,6 +245,7 @@ SELECT dp_partition_select(1e6, 0.5, 1, 'optimal') FROM sel_rows GROUP BY tag;
 SELECT dp_count_select(1::int8, 1e6, 0.5, 1, 'laplace') FROM sel_rows GROUP BY tag;
 SELECT dp_count_distinct(ARRAY[tag], 1, 1e6, 1) FROM sel_rows;
 SELECT dp_ntile_rows(ARRAY[x], 0.5, 0, 10, 1e6, 1) FROM sel_rows;
+SELECT dp_ntile_rows_adaptive(ARRAY[x], 0.5, 0, 10, 1e6, 4) FROM sel_rows;
 SELECT dp_gaussian_count(1, 1, 1e6, 0.5, 1) FROM sel_rows;
 SELECT anon_dp_sample(g::float8, 10) FROM generate_series(1, 3) g;
 SELECT anon_dp_distinct_sample(g, 10) FROM generate_series(1, 3) g;
