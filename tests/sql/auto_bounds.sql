@@ -80,12 +80,14 @@ SELECT ANON_SUM(x) IS NULL AS empty_null FROM ab_t WHERE false;
 -- ---- quantiles without bounds: one value per user (the user's mean) ----
 -- x is uniform on 100..999 over 4000 users: median 549.5, 0.9-quantile 910;
 -- the quantile tree runs at epsilon 1/2 over bounds [64, 1024] (or [128,
--- 1024]): a rank error of a few users is a value error of a few units;
--- margins 30
-SELECT pg_typeof(ANON_MEDIAN(x)) AS median_type, abs(ANON_MEDIAN(x) - 549.5) < 30 AS median_ok,
-       abs(ANON_NTILE(x, 0.9) - 910) < 30 AS ntile_ok
+-- 1024]) with Laplace noise of scale 8 per node;
+-- measured over 300 releases: standard deviations 12.8 (median) and 8.4
+-- (0.9-quantile), 21 per group of 2000 users; margins at 4.5+ of them (60,
+-- 40, 100: a wrong percentile or per-row weighting is hundreds off)
+SELECT pg_typeof(ANON_MEDIAN(x)) AS median_type, abs(ANON_MEDIAN(x) - 549.5) < 60 AS median_ok,
+       abs(ANON_NTILE(x, 0.9) - 910) < 40 AS ntile_ok
 FROM ab_t;
-SELECT g, abs(ANON_MEDIAN(x) - 549.5) < 40 AS median_ok FROM ab_t GROUP BY g ORDER BY g;
+SELECT g, abs(ANON_MEDIAN(x) - 549.5) < 100 AS median_ok FROM ab_t GROUP BY g ORDER BY g;
 SELECT ANON_MEDIAN(x) IS NULL AS tiny_median_null FROM ab_t WHERE uid <= 3;
 -- over 200 runs of 2,000 users with values 2^(j / 100), j = 0..999 twice
 -- (200 users per bin [2^k, 2^(k+1))), the released median's rank j / 1000 =
