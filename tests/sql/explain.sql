@@ -33,6 +33,13 @@ SELECT count(*) AS releases FROM anon_dp_explain(
 -- explain_mean_note: a mean states its two parts; quantiles have no interval
 SELECT release, function, mechanism, half_width IS NULL AS no_constant_h, note
 FROM anon_dp_explain('SELECT ANON_AVG(secs, 0, 600), ANON_MEDIAN(secs, 0, 600), ANON_VAR(secs, 0, 600) FROM ex_visits');
+-- explain_rows_chosen: a row-level median whose rows per user are chosen
+SET anon_dp.max_rows_contributed = 8;
+SET anon_dp.quantile_rows = auto;
+SELECT function, epsilon, mechanism FROM anon_dp_explain('SELECT ANON_MEDIAN(secs, 0, 600) FROM ex_visits');
+RESET anon_dp.quantile_rows;
+SELECT function, epsilon, mechanism FROM anon_dp_explain('SELECT ANON_MEDIAN(secs, 0, 600) FROM ex_visits');
+RESET anon_dp.max_rows_contributed;
 
 -- ==== with GROUP BY: the selection, tau, users for 50 % and 95 % ====
 -- explain_laplace_selection: a separate user count (epsilon / (N + 1)), Laplace
