@@ -167,6 +167,34 @@ SELECT (SELECT count(*) FROM rs_batched) AS partitions,
        NOT EXISTS (SELECT * FROM rs_batched EXCEPT SELECT * FROM rs_one_batch)
          AND NOT EXISTS (SELECT * FROM rs_one_batch EXCEPT SELECT * FROM rs_batched) AS same_results,
        NOT EXISTS (SELECT * FROM rs_batched EXCEPT SELECT g, n, s FROM rs_exact_batch) AS exact_results;
+-- the per-user aggregation in a subplan (a materialized WITH query)
+SELECT rs_unit_batches('WITH q AS MATERIALIZED (SELECT g, ANON_COUNT(*) FROM rs_batch GROUP BY g) SELECT count(*) FROM q') > 1 AS subplan_batches;
+-- and in a parallel plan: 3000 users of 40 rows, whose sum is clamped to 10;
+-- the Partial node runs in the workers and the leader (or the leader alone
+-- when no worker starts), its states merged by the Finalize node
+CREATE TABLE rs_par (uid int, g int, x float8);
+INSERT INTO rs_par SELECT u, u % 30, k % 4 FROM generate_series(1, 3000) u, generate_series(1, 40) k;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_par.uid IS 'privacy_unit';
+ANALYZE rs_par;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE FUNCTION rs_partial_batches() RETURNS bigint LANGUAGE sql AS $$
+  SELECT max((node->>'HashAgg Batches')::bigint)
+  FROM rs_nodes('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_par GROUP BY g') node
+  WHERE node->>'Partial Mode' = 'Partial'
+$$;
+SET anon_dp.bounding_batch_memory = 0;
+SELECT rs_partial_batches() AS partial_batches_without;
+SET anon_dp.bounding_batch_memory = '256kB';
+SELECT rs_partial_batches() > 1 AS partial_batches_with;
+SELECT count(*) AS partitions, bool_and(round(n) = 100 AND round(s) = 1000) AS exact_results
+FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_par GROUP BY g) q;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 -- a prepared statement follows a change of the setting
 PREPARE rs_q AS SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g;
 EXECUTE rs_q \g /dev/null
@@ -191,5 +219,5 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 RESET max_parallel_workers_per_gather;
 
-DROP FUNCTION rs_node_memory(text, text), rs_unit_batches(text), rs_nodes(text), rs_exact(int), rs_temp_files(), rs_plan(text);
-DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni, rs_batch;
+DROP FUNCTION rs_node_memory(text, text), rs_unit_batches(text), rs_partial_batches(), rs_nodes(text), rs_exact(int), rs_temp_files(), rs_plan(text);
+DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni, rs_batch, rs_par;
