@@ -391,6 +391,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 							emitted_signatures[which].name);
 }
 
+bool
+anon_dp_is_emitted_function(Oid funcid, anon_dp_emitted which)
+{
+	catalog_cache *c = current_cache();
+
+	return OidIsValid(c->extension) && OidIsValid(funcid) && c->emitted[which] == funcid;
+}
+
 Oid
 anon_dp_interval_type(void)
 {

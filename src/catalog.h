@@ -64,6 +64,12 @@ extern Oid	anon_dp_interval_type(void);
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
 
 /*
+ * Whether funcid is that emitted function; false, without an error, when the
+ * extension is not installed or the function is missing.
+ */
+extern bool anon_dp_is_emitted_function(Oid funcid, anon_dp_emitted which);
+
+/*
  * The OIDs of an ANON_* kind's aggregate, of its building block, of its
  * Gaussian building block (kind->gaussian_block) and of its extension
  * partial (kind->partial->sample).

@@ -5,7 +5,9 @@
  *   post_parse_analyze_hook   guard the analyzed statement of an anonymized
  *                             session, then anonymize its anonymization
  *                             queries (src/anonymizer)
- *   planner_hook              guard what view expansion revealed
+ *   planner_hook              guard what view expansion revealed; after
+ *                             planning, size the per-user bounding's hash
+ *                             aggregation batches (src/anonymizer)
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only
  *                             through marked (anonymized) inputs
@@ -99,10 +101,15 @@ static PlannedStmt *
 anon_dp_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
 {
+	PlannedStmt *planned;
+
 	guard_planned_statement(parse);
 	if (prev_planner_hook)
-		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
+		planned = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		planned = standard_planner(parse, query_string, cursorOptions, boundParams);
+	anonymizer_size_bounding_batches(planned);
+	return planned;
 }
 
 static bool

@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "utils/guc.h"
 #include "utils/plancache.h"
 
@@ -20,6 +22,7 @@ bool		anon_dp_reuse_counts = true;
 bool		anon_dp_leftover_partition = false;
 int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
 int			anon_dp_quantile_rows = ANON_DP_QUANTILE_ROWS_MAX;
+int			anon_dp_bounding_batch_memory = 2048;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
 double		anon_dp_max_epsilon = 1.0;
@@ -197,11 +200,27 @@ define_mechanism_settings(void)
 							 NULL, assign_int_replanning, NULL);
 }
 
+/* speed only: no effect on results or on the guarantee (PGC_USERSET) */
+static void
+define_speed_settings(void)
+{
+	DefineCustomIntVariable("anon_dp.bounding_batch_memory",
+							"Memory of the users the per-user bounding of a grouped anonymization query holds at once.",
+							"Its hash aggregation by the privacy unit works in batches of about this size, which stay "
+							"in the CPU caches, within work_mem * hash_mem_multiplier; 0: one batch as long as "
+							"hash_mem allows (doc/rewriter.md).",
+							&anon_dp_bounding_batch_memory,
+							2048, 0, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, assign_int_replanning, NULL);
+}
+
 void
 anon_dp_define_settings(void)
 {
 	define_privacy_settings();
 	define_mechanism_settings();
+	define_speed_settings();
 
 	/* access control: any role may lower its own level (doc/access.md) */
 	DefineCustomEnumVariable("anon_dp.access_level",

@@ -39,6 +39,12 @@ extern bool anon_dp_reuse_counts;
 extern bool anon_dp_leftover_partition;	/* doc/rewriter.md, leftover partition */
 extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
 
+/*
+ * Speed only: the memory (kB) of the users the per-user bounding's hash
+ * aggregation holds at once; 0: as PostgreSQL sizes it (bounding_batches.c).
+ */
+extern int	anon_dp_bounding_batch_memory;
+
 #define ANON_DP_NOISE_LAPLACE 0
 #define ANON_DP_NOISE_GAUSSIAN 1
 

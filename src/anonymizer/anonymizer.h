@@ -12,8 +12,17 @@
 #define ANON_DP_ANONYMIZER_H
 
 #include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
 
 extern void anonymize_statement(Query *statement);
+
+/*
+ * After planning: the hash aggregations of the per-user bounding
+ * (anon_dp_bound_partitions) work in batches of about
+ * anon_dp.bounding_batch_memory (bounding_batches.c).  The plan's shape is
+ * unchanged.
+ */
+extern void anonymizer_size_bounding_batches(PlannedStmt *planned);
 
 /*
  * From now on, append the plan (anon_plan *) of every level rewritten to

@@ -8,24 +8,30 @@
 -- 2. TABLESAMPLE anon_reservoir(n) beyond work_mem: the samples go to a sort
 --    (temporary files), with the same guarantees: exactly min(n, rows) rows
 --    of each unit, real rows, uniform.
+-- 3. anon_dp.bounding_batch_memory: the per-user hash aggregation works in
+--    batches of about that size although its users fit in hash_mem; the
+--    plan and the results are those of one batch.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
 SET anon_dp.epsilon = 1;
 
--- the largest "Peak Memory Usage" (kB) of an aggregation node of a plan, by
--- its partial mode ('Finalize', 'Partial', 'Simple')
-CREATE FUNCTION rs_node_memory(query text, mode text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE plan json; peak bigint;
+-- every node of a query's plan, run (EXPLAIN ANALYZE, JSON)
+CREATE FUNCTION rs_nodes(query text) RETURNS SETOF json LANGUAGE plpgsql AS $$
+DECLARE plan json;
 BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || query INTO plan;
-  WITH RECURSIVE n(node) AS (
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO plan;
+  RETURN QUERY WITH RECURSIVE n(node) AS (
     SELECT plan->0->'Plan'
     UNION ALL SELECT c FROM n, json_array_elements(n.node->'Plans') c)
-  SELECT max((node->>'Peak Memory Usage')::bigint) INTO peak FROM n WHERE node->>'Partial Mode' = mode;
-  RETURN peak;
+  SELECT node FROM n;
 END $$;
+-- the largest "Peak Memory Usage" (kB) of an aggregation node of a plan, by
+-- its partial mode ('Finalize', 'Partial', 'Simple')
+CREATE FUNCTION rs_node_memory(query text, mode text) RETURNS bigint LANGUAGE sql AS $$
+  SELECT max((node->>'Peak Memory Usage')::bigint) FROM rs_nodes(query) node WHERE node->>'Partial Mode' = mode
+$$;
 
 -- ==== 1. Finalize HashAggregate of the per-user states within hash_mem ====
 -- 20000 users with 10 rows in 10 of 50 partitions.  hash_mem is 512 kB; the
@@ -119,5 +125,99 @@ RESET enable_mergejoin;
 RESET enable_material;
 RESET work_mem;
 
-DROP FUNCTION rs_node_memory(text, text), rs_exact(int), rs_temp_files();
-DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni;
+-- ==== 3. the per-user aggregation in cache-sized batches ====
+-- 3000 users, 1 to 3 rows each, all in one of 30 partitions: 100 users per
+-- partition, C_u = 1 keeps every user's only partition, and at epsilon 1000
+-- the noise (scale about 0.004 for the count, 0.04 for the sum) rounds away:
+-- the rounded results are exact and equal with and without batches.
+CREATE TABLE rs_batch (uid int, g int, x float8);
+INSERT INTO rs_batch SELECT u, u % 30, u % 4 FROM generate_series(1, 3000) u, generate_series(1, 3) k WHERE k <= 1 + u % 3;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_batch.uid IS 'privacy_unit';
+ANALYZE rs_batch;
+-- the "HashAgg Batches" of the aggregation grouped by the privacy unit
+CREATE FUNCTION rs_unit_batches(query text) RETURNS bigint LANGUAGE sql AS $$
+  SELECT max((node->>'HashAgg Batches')::bigint) FROM rs_nodes(query) node
+  WHERE node->>'Strategy' = 'Hashed' AND node->'Group Key'->>0 IN ('uid', 'rs_batch.uid')
+$$;
+CREATE FUNCTION rs_plan(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; plan text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP plan := plan || line || E'\n'; END LOOP;
+  RETURN plan;
+END $$;
+CREATE TEMP TABLE rs_exact_batch AS
+SELECT g, count(DISTINCT uid) AS n, sum(x) AS s FROM rs_batch GROUP BY g;
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 2;
+SET anon_dp.epsilon = 1000;
+-- one batch: 3000 users take about 1 MB of the 2 MB of hash_mem
+SET anon_dp.bounding_batch_memory = 0;
+SELECT rs_unit_batches('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') AS batches_without;
+SELECT rs_plan('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') AS plan_without \gset
+CREATE TEMP TABLE rs_one_batch AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+-- batches of 256 kB
+SET anon_dp.bounding_batch_memory = '256kB';
+SELECT rs_unit_batches('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') > 1 AS batches_with;
+SELECT rs_plan('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') = :'plan_without' AS same_plan;
+CREATE TEMP TABLE rs_batched AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+SELECT (SELECT count(*) FROM rs_batched) AS partitions,
+       NOT EXISTS (SELECT * FROM rs_batched EXCEPT SELECT * FROM rs_one_batch)
+         AND NOT EXISTS (SELECT * FROM rs_one_batch EXCEPT SELECT * FROM rs_batched) AS same_results,
+       NOT EXISTS (SELECT * FROM rs_batched EXCEPT SELECT g, n, s FROM rs_exact_batch) AS exact_results;
+-- the per-user aggregation in a subplan (a materialized WITH query)
+SELECT rs_unit_batches('WITH q AS MATERIALIZED (SELECT g, ANON_COUNT(*) FROM rs_batch GROUP BY g) SELECT count(*) FROM q') > 1 AS subplan_batches;
+-- and in a parallel plan: 3000 users of 40 rows, whose sum is clamped to 10;
+-- the Partial node runs in the workers and the leader (or the leader alone
+-- when no worker starts), its states merged by the Finalize node
+CREATE TABLE rs_par (uid int, g int, x float8);
+INSERT INTO rs_par SELECT u, u % 30, k % 4 FROM generate_series(1, 3000) u, generate_series(1, 40) k;
+SECURITY LABEL FOR anon_dp ON COLUMN rs_par.uid IS 'privacy_unit';
+ANALYZE rs_par;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE FUNCTION rs_partial_batches() RETURNS bigint LANGUAGE sql AS $$
+  SELECT max((node->>'HashAgg Batches')::bigint)
+  FROM rs_nodes('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_par GROUP BY g') node
+  WHERE node->>'Partial Mode' = 'Partial'
+$$;
+SET anon_dp.bounding_batch_memory = 0;
+SELECT rs_partial_batches() AS partial_batches_without;
+SET anon_dp.bounding_batch_memory = '256kB';
+SELECT rs_partial_batches() > 1 AS partial_batches_with;
+SELECT count(*) AS partitions, bool_and(round(n) = 100 AND round(s) = 1000) AS exact_results
+FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_par GROUP BY g) q;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+-- a prepared statement follows a change of the setting
+PREPARE rs_q AS SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g;
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+SELECT rs_unit_batches('EXECUTE rs_q') > 1 AS prepared_batches;
+SET anon_dp.bounding_batch_memory = 0;
+SELECT rs_unit_batches('EXECUTE rs_q') AS prepared_batches_without;
+DEALLOCATE rs_q;
+-- an aggregation grouped by the unit without anon_dp_bound_partitions keeps
+-- PostgreSQL's sizing
+SET anon_dp.bounding_batch_memory = '256kB';
+SELECT rs_unit_batches('SELECT uid, count(*), sum(x) FROM rs_batch GROUP BY uid') AS plain_batches;
+-- the setting: a memory size, 0 or more
+SET anon_dp.bounding_batch_memory = -1;
+RESET anon_dp.bounding_batch_memory;
+SHOW anon_dp.bounding_batch_memory;
+RESET anon_dp.epsilon;
+RESET work_mem;
+RESET hash_mem_multiplier;
+RESET max_parallel_workers_per_gather;
+
+DROP FUNCTION rs_node_memory(text, text), rs_unit_batches(text), rs_partial_batches(), rs_nodes(text), rs_exact(int), rs_temp_files(), rs_plan(text);
+DROP TABLE rs_rows, rs_res, rs_res_text, rs_uni, rs_batch, rs_par;
