@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "dp/dp_core.h"
 
 void
@@ -31,4 +33,10 @@ void
 dp_mem_free(void *pointer)
 {
 	pfree(pointer);
+}
+
+void
+dp_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
 }

@@ -58,4 +58,13 @@ extern void *dp_mem_alloc(size_t size);
 extern void *dp_mem_realloc(void *pointer, size_t size);
 extern void dp_mem_free(void *pointer);
 
+/*
+ * Called from loops whose length depends on the data or on chance (the
+ * exponential mechanism's rejection sampling): the PostgreSQL glue checks
+ * for a query cancel or statement_timeout there (it may raise an ERROR and
+ * not return; the core holds nothing but its own allocations then), test
+ * binaries do nothing.
+ */
+extern void dp_check_interrupts(void);
+
 #endif							/* DP_CORE_H */

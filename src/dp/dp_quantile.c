@@ -328,6 +328,7 @@ dp_quantile_release_rows_upto(dp_rng *rng, const dp_quantile *q, double p,
 	uint64_t	count;
 	uint32_t	i;
 	uint32_t	chosen;
+	uint64_t	tries;
 	double		within;
 	double		result;
 
@@ -359,9 +360,14 @@ dp_quantile_release_rows_upto(dp_rng *rng, const dp_quantile *q, double p,
 	 * exact Bernoulli.  Subtracting the minimum changes no probability and
 	 * keeps the acceptance rate at least 2^-16.
 	 */
-	do
+	for (tries = 1;; tries++)
+	{
 		chosen = (uint32_t) dp_uniform_below(rng, DP_QTREE_LEAVES);
-	while (!dp_bernoulli_exp(rng, numerators[chosen] - least, scale.den));
+		if (dp_bernoulli_exp(rng, numerators[chosen] - least, scale.den))
+			break;
+		if (tries % 1024 == 0)
+			dp_check_interrupts();	/* up to ~65536 tries: a cancel is served */
+	}
 	dp_mem_free(numerators);
 	dp_mem_free(prefix);
 

@@ -2,7 +2,8 @@
  * dp_host_malloc.c -- memory hooks of the DP core for standalone programs
  * (the C test binary and the benchmarks).  The extension provides its own,
  * backed by palloc (src/anon_dp.c); this file is never linked into it.
- * Each program still defines dp_fail itself.
+ * Each program still defines dp_fail itself.  Nothing interrupts them:
+ * dp_check_interrupts does nothing.
  */
 #include <stdlib.h>
 
@@ -32,4 +33,9 @@ void
 dp_mem_free(void *pointer)
 {
 	free(pointer);
+}
+
+void
+dp_check_interrupts(void)
+{
 }
