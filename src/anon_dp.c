@@ -9,6 +9,7 @@
 #include "miscadmin.h"
 
 #include "catalog.h"
+#include "bound/bound_users_node.h"
 #include "guard/label_policy.h"
 #include "hooks.h"
 #include "settings.h"
@@ -23,5 +24,6 @@ _PG_init(void)
 	anon_dp_define_settings();
 	anon_dp_register_label_provider();
 	anon_dp_catalog_init();
+	bound_users_node_register();
 	anon_dp_install_hooks(process_shared_preload_libraries_in_progress);
 }

@@ -108,7 +108,7 @@ anon_dp_planner(Query *parse, const char *query_string, int cursorOptions,
 		planned = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 	else
 		planned = standard_planner(parse, query_string, cursorOptions, boundParams);
-	anonymizer_size_bounding_batches(planned);
+	anonymizer_finish_bounding(planned);
 	return planned;
 }
 

@@ -23,6 +23,7 @@ bool		anon_dp_leftover_partition = false;
 int			anon_dp_noise = ANON_DP_CHOICE_AUTO;
 int			anon_dp_quantile_rows = ANON_DP_QUANTILE_ROWS_MAX;
 int			anon_dp_bounding_batch_memory = 2048;
+bool		anon_dp_bounding_node = true;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
 double		anon_dp_max_epsilon = 1.0;
@@ -213,6 +214,15 @@ define_speed_settings(void)
 							2048, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, assign_int_replanning, NULL);
+	DefineCustomBoolVariable("anon_dp.bounding_node",
+							 "Run the per-user bounding of a grouped anonymization query in anon_dp's own executor node.",
+							 "On: the hash aggregation by the privacy unit is replaced after planning by a node with its own "
+							 "table of users (EXPLAIN: Custom Scan (AnonDPBoundUsers)), within work_mem * hash_mem_multiplier; "
+							 "off: PostgreSQL's hash aggregation, in batches of anon_dp.bounding_batch_memory (doc/rewriter.md).",
+							 &anon_dp_bounding_node,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, assign_bool_replanning, NULL);
 }
 
 void

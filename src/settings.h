@@ -44,6 +44,7 @@ extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
  * aggregation holds at once; 0: as PostgreSQL sizes it (bounding_batches.c).
  */
 extern int	anon_dp_bounding_batch_memory;
+extern bool anon_dp_bounding_node;
 
 #define ANON_DP_NOISE_LAPLACE 0
 #define ANON_DP_NOISE_GAUSSIAN 1

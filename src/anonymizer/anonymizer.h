@@ -18,11 +18,11 @@ extern void anonymize_statement(Query *statement);
 
 /*
  * After planning: the hash aggregations of the per-user bounding
- * (anon_dp_bound_partitions) work in batches of about
- * anon_dp.bounding_batch_memory (bounding_batches.c).  The plan's shape is
- * unchanged.
+ * (anon_dp_bound_partitions) are replaced by anon_dp's bounding node
+ * (anon_dp.bounding_node), or else work in batches of about
+ * anon_dp.bounding_batch_memory (bounding_plan.c).
  */
-extern void anonymizer_size_bounding_batches(PlannedStmt *planned);
+extern void anonymizer_finish_bounding(PlannedStmt *planned);
 
 /*
  * From now on, append the plan (anon_plan *) of every level rewritten to

@@ -69,13 +69,13 @@
 #include "dp/dp_prf.h"
 #include "dp/dp_rng.h"
 #include "bound/bound_spec.h"
+#include "bound/partition_bound.h"
 #include "settings.h"
 
 #define BOUND_MAGIC 0x41445042	/* "ADPB" */
 #define BOUND_VERSION 1
 #define BOUND_MAX_KEEP ANON_DP_MAX_CONTRIBUTIONS	/* anon_dp.max_groups_contributed's maximum */
 #define BOUND_MAX_COLUMNS 1000
-#define BOUND_FIRST_VALUE_ARG 5 /* state, secret, keep, spec, uid */
 /* loops over the pairs of a state check for cancel every this many pairs */
 #define BOUND_INTERRUPT_EVERY 1024
 
@@ -95,7 +95,7 @@ typedef struct bound_column
 	Oid			ioparam;
 } bound_column;
 
-typedef struct bound_layout
+struct bound_layout
 {
 	int64		keep;			/* C_u */
 	int			ncolumns;
@@ -108,7 +108,7 @@ typedef struct bound_layout
 	bool		has_secret;
 	uint8		secret[DP_PRF_KEY_BYTES];
 	uint64		seed;			/* of the types' hash functions */
-} bound_layout;
+};
 
 /* one column of one kept pair (24 bytes) */
 typedef struct bound_cell
@@ -137,7 +137,7 @@ typedef struct bound_cell
  */
 #define BOUND_INLINE_PAIRS 4
 
-typedef struct bound_state
+struct bound_state
 {
 	bound_layout *layout;
 	uint64		uid_hash;
@@ -145,7 +145,7 @@ typedef struct bound_state
 	bound_cell **cells;			/* cells[i]: ncolumns cells of pair i */
 	int32		count;			/* pairs held */
 	int32		allocated;		/* entries of keys and cells */
-} bound_state;
+};
 
 /* 16 bytes from the CSPRNG: the key of one execution's bounding */
 PG_FUNCTION_INFO_V1(anon_dp_bounding_secret);
@@ -260,31 +260,29 @@ argument_collation(Aggref *aggref, int argno)
 }
 
 /*
- * The layout of the transition function's call site, from its spec (one
- * letter per output column) and its arguments' types and collations (each
- * GROUP BY value is hashed and compared under its own collation, as GROUP
- * BY does).
+ * The layout of a call of anon_dp_bound_partitions from its arguments
+ * (numbered as the transition function numbers them: 0 is the state), their
+ * types and the collations of the privacy unit and the GROUP BY values: the
+ * spec gives one letter per output column, each GROUP BY value is hashed
+ * and compared under its own collation, as GROUP BY does.
  */
-static bound_layout *
-layout_from_call(FunctionCallInfo fcinfo)
+bound_layout *
+bound_layout_create(const NullableDatum *args, int nargs, const Oid *argtypes,
+					const Oid *collations, MemoryContext context)
 {
-	MemoryContext context = fcinfo->flinfo->fn_mcxt;
 	MemoryContext old;
 	bound_layout *layout;
-	Aggref	   *aggref = AggGetAggref(fcinfo);
 	char	   *spec;
 	int			argno = BOUND_FIRST_VALUE_ARG;
 	int			n;
 
-	if (fcinfo->flinfo->fn_extra)
-		return (bound_layout *) fcinfo->flinfo->fn_extra;
-	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	if (nargs <= BOUND_ARG_UID || args[BOUND_ARG_KEEP].isnull || args[BOUND_ARG_SPEC].isnull)
 		bad_spec("the number of partitions to keep and the specification must not be NULL");
 
 	old = MemoryContextSwitchTo(context);
 	layout = palloc0(sizeof(bound_layout));
-	layout->keep = checked_keep(PG_GETARG_INT64(2));
-	spec = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	layout->keep = checked_keep(DatumGetInt64(args[BOUND_ARG_KEEP].value));
+	spec = TextDatumGetCString(args[BOUND_ARG_SPEC].value);
 	if (strlen(spec) > BOUND_MAX_COLUMNS)
 		bad_spec("too many columns");
 	layout->ncolumns = (int) strlen(spec);
@@ -303,10 +301,10 @@ layout_from_call(FunctionCallInfo fcinfo)
 		}
 		if (col->kind != BOUND_SPEC_GROUP && !OidIsValid(kind_value_type(col->kind)))
 			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
-		if (argno >= PG_NARGS())
+		if (argno >= nargs)
 			bad_spec("fewer arguments than columns");
 		col->argno = argno++;
-		col->type = get_fn_expr_argtype(fcinfo->flinfo, col->argno);
+		col->type = argtypes[col->argno];
 		if (!OidIsValid(col->type))
 			bad_spec("cannot determine the argument types");
 		want = kind_argument_type(col->kind);
@@ -315,28 +313,53 @@ layout_from_call(FunctionCallInfo fcinfo)
 							  format_type_be(want), format_type_be(col->type)));
 		if (col->kind == BOUND_SPEC_GROUP)
 		{
-			col->collation = argument_collation(aggref, col->argno - 1);
+			col->collation = collations[col->argno];
 			setup_group_column(col, context);
 		}
 		else if (col->kind != BOUND_SPEC_NONNULL)
 			col->type = kind_value_type(col->kind);
 	}
-	if (argno != PG_NARGS())
+	if (argno != nargs)
 		bad_spec("more arguments than columns");
 	{
-		Oid			uid_type = get_fn_expr_argtype(fcinfo->flinfo, 4);
+		Oid			uid_type = argtypes[BOUND_ARG_UID];
 		TypeCacheEntry *tc = OidIsValid(uid_type) ?
 			lookup_type_cache(uid_type, TYPECACHE_HASH_EXTENDED_PROC_FINFO) : NULL;
 
 		if (tc == NULL || !OidIsValid(tc->hash_extended_proc_finfo.fn_oid))
 			bad_spec("the privacy unit's type has no hash function");
 		fmgr_info_copy(&layout->uid_hash, &tc->hash_extended_proc_finfo, context);
-		layout->uid_collation = argument_collation(aggref, 3);
+		layout->uid_collation = collations[BOUND_ARG_UID];
 	}
 	build_header(layout);
 	MemoryContextSwitchTo(old);
-	fcinfo->flinfo->fn_extra = layout;
 	return layout;
+}
+
+/* the layout of the transition function's call site, built at its first call */
+static bound_layout *
+layout_from_call(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	int			nargs = PG_NARGS();
+	Oid		   *argtypes;
+	Oid		   *collations;
+	int			i;
+
+	if (fcinfo->flinfo->fn_extra)
+		return (bound_layout *) fcinfo->flinfo->fn_extra;
+	argtypes = palloc0(sizeof(Oid) * nargs);
+	collations = palloc0(sizeof(Oid) * nargs);
+	for (i = 1; i < nargs; i++)
+	{
+		argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
+		collations[i] = argument_collation(aggref, i - 1);
+	}
+	fcinfo->flinfo->fn_extra = bound_layout_create(fcinfo->args, nargs, argtypes, collations,
+												   fcinfo->flinfo->fn_mcxt);
+	pfree(argtypes);
+	pfree(collations);
+	return (bound_layout *) fcinfo->flinfo->fn_extra;
 }
 
 /*
@@ -449,22 +472,36 @@ cells_size(bound_layout *layout)
 	return sizeof(bound_cell) * Max(layout->ncolumns, 1);
 }
 
+/* bytes of a state with its inline pairs */
+Size
+bound_state_size(bound_layout *layout)
+{
+	return MAXALIGN(sizeof(bound_state)) +
+		inline_pairs(layout) * (sizeof(uint64) + sizeof(bound_cell *) + cells_size(layout));
+}
+
+/* a new empty state in bound_state_size(layout) bytes at memory */
+bound_state *
+bound_state_init(bound_layout *layout, void *memory, uint64 uid_hash)
+{
+	bound_state *state = (bound_state *) memory;
+	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
+
+	memset(memory, 0, bound_state_size(layout));
+	state->layout = layout;
+	state->uid_hash = uid_hash;
+	state->allocated = inline_pairs(layout);
+	state->keys = (uint64 *) p;
+	p += state->allocated * sizeof(uint64);
+	state->cells = (bound_cell **) p;
+	return state;
+}
+
 /* a new empty state in context */
 static bound_state *
 state_create(bound_layout *layout, MemoryContext context)
 {
-	int			n = inline_pairs(layout);
-	Size		size = MAXALIGN(sizeof(bound_state)) +
-		n * (sizeof(uint64) + sizeof(bound_cell *) + cells_size(layout));
-	bound_state *state = MemoryContextAllocZero(context, size);
-	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
-
-	state->layout = layout;
-	state->allocated = n;
-	state->keys = (uint64 *) p;
-	p += n * sizeof(uint64);
-	state->cells = (bound_cell **) p;
-	return state;
+	return bound_state_init(layout, MemoryContextAlloc(context, bound_state_size(layout)), 0);
 }
 
 /* the cells of a new pair, while the state is not full: inline ones first */
@@ -805,15 +842,15 @@ merge_cell(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext 
  * Take the execution's secret (argument 1) into the layout, with the seed of
  * the types' hash functions derived from it, unless the layout has it.
  */
-static void
-layout_take_secret(FunctionCallInfo fcinfo, bound_layout *layout)
+void
+bound_layout_take_secret(bound_layout *layout, const NullableDatum *args)
 {
 	bytea	   *secret;
 	static const uint8 label[] = "anon_dp type hash seed";
 
-	if (PG_ARGISNULL(1))
+	if (args[BOUND_ARG_SECRET].isnull)
 		bad_spec("the secret must not be NULL");
-	secret = PG_GETARG_BYTEA_PP(1);
+	secret = DatumGetByteaPP(args[BOUND_ARG_SECRET].value);
 	if (VARSIZE_ANY_EXHDR(secret) != DP_PRF_KEY_BYTES)
 		bad_spec("the secret must have 16 bytes");
 	if (!layout->has_secret || memcmp(layout->secret, VARDATA_ANY(secret), DP_PRF_KEY_BYTES) != 0)
@@ -823,6 +860,14 @@ layout_take_secret(FunctionCallInfo fcinfo, bound_layout *layout)
 		layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
 		layout->has_secret = true;
 	}
+}
+
+/* the hash of a (not NULL) privacy unit, seeded from the execution's secret */
+uint64
+bound_uid_hash(bound_layout *layout, Datum uid)
+{
+	return DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation, uid,
+											UInt64GetDatum(layout->seed)));
 }
 
 /*
@@ -836,11 +881,9 @@ user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
 
 	if (!PG_ARGISNULL(0))
 		return (bound_state *) PG_GETARG_POINTER(0);
-	layout_take_secret(fcinfo, layout);
+	bound_layout_take_secret(layout, fcinfo->args);
 	state = state_create(layout, context);
-	state->uid_hash = DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation,
-													   PG_GETARG_DATUM(4),
-													   UInt64GetDatum(layout->seed)));
+	state->uid_hash = bound_uid_hash(layout, PG_GETARG_DATUM(BOUND_ARG_UID));
 	return state;
 }
 
@@ -850,7 +893,7 @@ user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
  * pair: SipHash of the user's uid hash and its GROUP BY values' hashes.
  */
 static uint64
-row_pair_key(FunctionCallInfo fcinfo, bound_layout *layout, bound_state *state,
+row_pair_key(const NullableDatum *args, bound_layout *layout, bound_state *state,
 			 Datum *values, bool *nulls)
 {
 	uint64		words[1 + BOUND_MAX_COLUMNS];
@@ -868,8 +911,8 @@ row_pair_key(FunctionCallInfo fcinfo, bound_layout *layout, bound_state *state,
 			values[i] = (Datum) 0;
 			continue;
 		}
-		nulls[i] = PG_ARGISNULL(col->argno);
-		values[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(col->argno);
+		nulls[i] = args[col->argno].isnull;
+		values[i] = nulls[i] ? (Datum) 0 : args[col->argno].value;
 		if (col->kind == BOUND_SPEC_GROUP)
 			words[nwords++] = nulls[i] ? NULL_VALUE_HASH :
 				DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[i],
@@ -950,6 +993,27 @@ accumulate_row(bound_layout *layout, bound_cell *cells, const Datum *values,
 	}
 }
 
+/*
+ * Fold a row (the arguments of anon_dp_bound_partitions, numbered as the
+ * transition function numbers them) into the state of its user, whose
+ * privacy unit is not NULL: the row's pair is found or admitted, or the row
+ * dropped.
+ */
+void
+bound_state_add_row(bound_state *state, const NullableDatum *args, MemoryContext context)
+{
+	bound_layout *layout = state->layout;
+	Datum		values[BOUND_MAX_COLUMNS];
+	bool		nulls[BOUND_MAX_COLUMNS];
+	uint64		key;
+	bound_cell *cells;
+
+	key = row_pair_key(args, layout, state, values, nulls);
+	cells = find_or_admit_pair(layout, state, key, values, nulls, context);
+	if (cells != NULL)
+		accumulate_row(layout, cells, values, nulls, context);
+}
+
 PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_transfn);
 Datum
 anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
@@ -957,10 +1021,6 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 	MemoryContext context;
 	bound_layout *layout;
 	bound_state *state;
-	Datum		values[BOUND_MAX_COLUMNS];
-	bool		nulls[BOUND_MAX_COLUMNS];
-	uint64		key;
-	bound_cell *cells;
 
 	if (!AggCheckCallContext(fcinfo, &context))
 		ereport(ERROR,
@@ -968,17 +1028,14 @@ anon_dp_bound_partitions_transfn(PG_FUNCTION_ARGS)
 				 errmsg("anon_dp_bound_partitions_transfn called in a non-aggregate context")));
 	layout = layout_from_call(fcinfo);
 	/* a row whose privacy unit is NULL belongs to no user: it counts nowhere */
-	if (PG_ARGISNULL(4))
+	if (PG_ARGISNULL(BOUND_ARG_UID))
 	{
 		if (PG_ARGISNULL(0))
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
 	}
 	state = user_state(fcinfo, layout, context);
-	key = row_pair_key(fcinfo, layout, state, values, nulls);
-	cells = find_or_admit_pair(layout, state, key, values, nulls, context);
-	if (cells != NULL)
-		accumulate_row(layout, cells, values, nulls, context);
+	bound_state_add_row(state, fcinfo->args, context);
 	PG_RETURN_POINTER(state);
 }
 
@@ -1197,11 +1254,10 @@ numeric_io(bool receive)
 	return receive ? &recv_info : &send_info;
 }
 
-PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_serialize);
-Datum
-anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
+/* the kept pairs of a state as the bytes anon_dp_bounded_column reads */
+bytea *
+bound_state_serialize(bound_state *state)
 {
-	bound_state *state = (bound_state *) PG_GETARG_POINTER(0);
 	bound_layout *layout = state->layout;
 	StringInfoData buf;
 	int64		p;
@@ -1265,7 +1321,14 @@ anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
 			}
 		}
 	}
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	return pq_endtypsend(&buf);
+}
+
+PG_FUNCTION_INFO_V1(anon_dp_bound_partitions_serialize);
+Datum
+anon_dp_bound_partitions_serialize(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(bound_state_serialize((bound_state *) PG_GETARG_POINTER(0)));
 }
 
 /* a read cursor over a bytea (pq_getmsg* only read through it) */

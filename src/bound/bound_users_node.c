@@ -1,0 +1,1052 @@
+/*
+ * bound_users_node.c -- the per-user bounding in anon_dp's own executor node
+ * (doc/rewriter.md, "The bounding node").
+ *
+ * The per-user level of a grouped anonymization query is a hash aggregation
+ * grouped by the privacy unit whose only aggregate is
+ * anon_dp_bound_partitions (partition_bound.c).  PostgreSQL's generic hash
+ * aggregation spends most of that query's time reaching a user's group:
+ * a bucket, the group's key tuple stored into a slot and compared by an
+ * expression, then the per-group state (bench/results/issue22-speed.md).
+ *
+ * After planning, bound_users_replace_agg() swaps such an Agg node for a
+ * CustomScan with the same child, output, costs and plan node id.  The node
+ * keeps the users in a table of its own: an index of 8-byte slots (open
+ * addressing, linear probing, a 32-bit tag of the user's hash beside the
+ * entry number) over entries stored densely in chunks that never move, each
+ * entry holding the user's hash, uid and bounding state inline.  The uid's
+ * hash is the one the state needs anyway (seeded from the execution's
+ * secret), so a row costs one hash of the uid, one probe and the state's
+ * update.
+ *
+ * Memory stays within hash_mem (work_mem * hash_mem_multiplier), as hash
+ * aggregation's does: when the table would outgrow it, the node stops
+ * admitting users and writes the rows of every user not in the table to
+ * temporary files, partitioned by bits of the user's hash (5 bits per level,
+ * other bits at each level); after the input it returns the users in memory
+ * and then processes each file the same way.  A user is in exactly one
+ * table: once a batch spills, no new user enters it, so all rows of a
+ * spilled user go to its one file, and all rows of a user in the table stay
+ * there.  That is what makes the output one row per user, as the
+ * aggregation's (the privacy of the bounding rests on it).
+ *
+ * Each output row is (uid, the state serialized as the aggregate's final
+ * function returns it), or for a partial aggregation the same bytes as its
+ * serialization function's (they are one function).  Rows whose uid is NULL
+ * belong to no user: as the aggregation grouped them into one group whose
+ * state stays NULL, the node returns one (NULL, NULL) row when it saw any.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/nodeAgg.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "storage/buffile.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+#include "bound/bound_users_node.h"
+#include "bound/partition_bound.h"
+#include "catalog.h"
+
+#define NODE_NAME "AnonDPBoundUsers"
+#define ENTRIES_PER_CHUNK 256
+#define SPILL_BITS 5
+#define SPILL_MAX_PARTITIONS (1 << SPILL_BITS)
+#define SPILL_MAX_LEVEL (64 / SPILL_BITS - 1)
+#define INTERRUPT_EVERY 1024
+/* rows whose users are looked up together, their memory loads overlapping */
+#define ROW_BATCH 32
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void) (address))
+#endif
+
+/* the head of an entry; the user's state follows at ENTRY_HEAD */
+typedef struct user_entry
+{
+	uint64		hash;
+	Datum		uid;
+} user_entry;
+
+#define ENTRY_HEAD MAXALIGN(sizeof(user_entry))
+#define ENTRY_STATE(entry) ((bound_state *) ((char *) (entry) + ENTRY_HEAD))
+
+/* a file of spilled rows still to aggregate, and the level of its users' bits */
+typedef struct spill_batch
+{
+	BufFile    *file;
+	int			level;
+} spill_batch;
+
+typedef struct bound_users_state
+{
+	CustomScanState css;
+
+	/* the aggregate's arguments, evaluated from the child's row */
+	ProjectionInfo *args_projection;
+	ExprContext *args_econtext;
+	int			nargs;			/* numbered as the transition function's: 1 .. nargs - 1 */
+	Oid		   *argtypes;
+	Oid		   *collations;
+	TupleDesc	args_desc;		/* arguments 1 .. nargs - 1, as spilled */
+	bool	   *arg_byval;
+	bool	   *arg_constant;	/* a Const or a Param: one value for the whole scan */
+	bool		constants_taken;
+	NullableDatum *constants;
+
+	/* rows read, not yet folded: arguments, hashes of their uids */
+	MemoryContext rows_context;
+	NullableDatum *rows;		/* ROW_BATCH * nargs */
+	uint64		row_hash[ROW_BATCH];
+	int			nrows;
+	bound_layout *layout;
+
+	/* the privacy unit: equality of the grouping */
+	FmgrInfo	uid_eq;
+	Oid			uid_collation;
+	bool		uid_bitwise;	/* equal exactly when the datums are */
+	bool		uid_byval;
+	int16		uid_typlen;
+
+	/* the table of the current batch */
+	MemoryContext table_context;	/* index and chunks */
+	MemoryContext state_context;	/* what states and uids allocate */
+	uint64	   *index;
+	uint64		index_size;		/* a power of two */
+	char	  **chunks;
+	int			chunks_allocated;
+	uint64		used;
+	Size		entry_size;
+	Size		table_bytes;	/* of index and chunks */
+	Size		memory_limit;
+	bool		saw_null_uid;
+
+	/* spilling */
+	int			level;
+	bool		spilling;
+	BufFile    *partitions[SPILL_MAX_PARTITIONS];
+	int			npartitions;
+	List	   *pending;		/* spill_batch */
+	TupleTableSlot *read_slot;	/* a spilled row */
+	char	   *read_buffer;
+	Size		read_buffer_size;
+
+	/* output */
+	bool		filled;
+	uint64		emitted;
+	bool		null_emitted;
+
+	/* for EXPLAIN ANALYZE */
+	int			batches;
+	Size		peak_memory;
+	int64		spilled_rows;
+	int64		spilled_bytes;
+} bound_users_state;
+
+static Node *create_bound_users_state(CustomScan *cscan);
+static void begin_bound_users(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_bound_users(CustomScanState *node);
+static void end_bound_users(CustomScanState *node);
+static void rescan_bound_users(CustomScanState *node);
+static void explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomScanMethods bound_users_scan_methods = {
+	.CustomName = NODE_NAME,
+	.CreateCustomScanState = create_bound_users_state,
+};
+
+static const CustomExecMethods bound_users_exec_methods = {
+	.CustomName = NODE_NAME,
+	.BeginCustomScan = begin_bound_users,
+	.ExecCustomScan = exec_bound_users,
+	.EndCustomScan = end_bound_users,
+	.ReScanCustomScan = rescan_bound_users,
+	.ExplainCustomScan = explain_bound_users,
+};
+
+void
+bound_users_node_register(void)
+{
+	if (GetCustomScanMethods(NODE_NAME, true) == NULL)
+		RegisterCustomScanMethods(&bound_users_scan_methods);
+}
+
+/* ---- planning: the Agg nodes replaced ---- */
+
+/* the plan's private data: equality operator, collation of the grouping */
+static List *
+node_private(Oid eqop, Oid collation)
+{
+	return list_make2(makeString(psprintf("%u", eqop)), makeString(psprintf("%u", collation)));
+}
+
+static Oid
+private_oid(CustomScan *cscan, int n)
+{
+	return (Oid) strtoul(strVal(list_nth(cscan->custom_private, n)), NULL, 10);
+}
+
+/*
+ * anon_dp_bound_witness(g) FILTER (WHERE false): an aggregate over no row,
+ * whose value is a NULL of g's type (it carries the type to the level above)
+ */
+static bool
+is_null_witness(Aggref *aggref)
+{
+	Const	   *filter = (Const *) aggref->aggfilter;
+
+	return anon_dp_is_emitted_function(aggref->aggfnoid, EMIT_BOUND_WITNESS) &&
+		filter != NULL && IsA(filter, Const) && filter->consttype == BOOLOID &&
+		!filter->constisnull && !DatumGetBool(filter->constvalue);
+}
+
+typedef struct agg_search
+{
+	Aggref	   *aggref;			/* the one Aggref other than witnesses, if only one */
+	int			count;			/* distinct Aggrefs other than witnesses */
+} agg_search;
+
+static bool
+find_aggrefs(Node *node, agg_search *search)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		if (is_null_witness((Aggref *) node))
+			return false;
+		if (search->aggref == NULL || !equal(search->aggref, node))
+		{
+			search->aggref = (Aggref *) node;
+			search->count++;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, find_aggrefs, (void *) search);
+}
+
+/* is the Aggref a plain call of anon_dp_bound_partitions whose uid is the grouping column? */
+static bool
+bounding_call_on(Aggref *aggref, AttrNumber column)
+{
+	TargetEntry *uid;
+
+	if (!anon_dp_is_emitted_function(aggref->aggfnoid, EMIT_BOUND_PARTITIONS) ||
+		aggref->aggfilter != NULL || aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
+		aggref->agglevelsup != 0 || aggref->aggkind != AGGKIND_NORMAL ||
+		list_length(aggref->args) < BOUND_ARG_UID)
+		return false;
+	uid = (TargetEntry *) list_nth(aggref->args, BOUND_ARG_UID - 1);
+	return IsA(uid->expr, Var) && ((Var *) uid->expr)->varno == OUTER_VAR &&
+		((Var *) uid->expr)->varattno == column;
+}
+
+typedef struct output_mapping
+{
+	Aggref	   *aggref;
+	AttrNumber	column;
+	bool		ok;				/* no other reference to the child's columns */
+} output_mapping;
+
+/* the Agg's output expressions over the node's scan tuple (uid, state) */
+static Node *
+map_output(Node *node, output_mapping *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && is_null_witness((Aggref *) node))
+		return (Node *) makeNullConst(exprType(node), exprTypmod(node), exprCollation(node));
+	if (IsA(node, Aggref))
+	{
+		if (!equal(node, map->aggref))
+			map->ok = false;
+		return (Node *) makeVar(INDEX_VAR, 2, exprType(node), -1, InvalidOid, 0);
+	}
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varno != OUTER_VAR || var->varattno != map->column)
+		{
+			map->ok = false;
+			return node;
+		}
+		var = copyObject(var);
+		var->varno = INDEX_VAR;
+		var->varattno = 1;
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, map_output, (void *) map);
+}
+
+/* the grouping's equality is the default one of the uid's type (the one its hash matches) */
+static bool
+default_equality(Oid type, Oid eqop)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
+
+	return OidIsValid(tc->eq_opr) && tc->eq_opr == eqop &&
+		OidIsValid(tc->hash_extended_proc);
+}
+
+/*
+ * The bounding node doing the work of agg, or NULL when agg is not a hash
+ * aggregation by one column whose only aggregate is anon_dp_bound_partitions
+ * on that column (simple or partial), with an output the node can compute.
+ */
+Plan *
+bound_users_replace_agg(Agg *agg)
+{
+	agg_search	search = {NULL, 0};
+	output_mapping map;
+	CustomScan *cscan;
+	Var		   *uid;
+	List	   *tlist;
+
+	if (agg->aggstrategy != AGG_HASHED || agg->numCols != 1 || agg->groupingSets != NIL ||
+		agg->chain != NIL || agg->plan.qual != NIL || outerPlan(agg) == NULL ||
+		innerPlan(agg) != NULL ||
+		(agg->aggsplit != AGGSPLIT_SIMPLE && agg->aggsplit != AGGSPLIT_INITIAL_SERIAL))
+		return NULL;
+	find_aggrefs((Node *) agg->plan.targetlist, &search);
+	if (search.count != 1 || search.aggref->aggsplit != agg->aggsplit ||
+		!bounding_call_on(search.aggref, agg->grpColIdx[0]))
+		return NULL;
+	uid = (Var *) ((TargetEntry *) list_nth(search.aggref->args, BOUND_ARG_UID - 1))->expr;
+	if (!default_equality(uid->vartype, agg->grpOperators[0]))
+		return NULL;
+	map.aggref = search.aggref;
+	map.column = agg->grpColIdx[0];
+	map.ok = true;
+	tlist = (List *) map_output((Node *) agg->plan.targetlist, &map);
+	if (!map.ok)
+		return NULL;
+
+	cscan = makeNode(CustomScan);
+	cscan->scan.plan.startup_cost = agg->plan.startup_cost;
+	cscan->scan.plan.total_cost = agg->plan.total_cost;
+	cscan->scan.plan.plan_rows = agg->plan.plan_rows;
+	cscan->scan.plan.plan_width = agg->plan.plan_width;
+	cscan->scan.plan.parallel_aware = false;
+	cscan->scan.plan.parallel_safe = agg->plan.parallel_safe;
+	cscan->scan.plan.plan_node_id = agg->plan.plan_node_id;
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.lefttree = outerPlan(agg);
+	cscan->scan.plan.initPlan = agg->plan.initPlan;
+	cscan->scan.plan.extParam = agg->plan.extParam;
+	cscan->scan.plan.allParam = agg->plan.allParam;
+	cscan->scan.scanrelid = 0;
+	cscan->custom_scan_tlist =
+		list_make2(makeTargetEntry((Expr *) copyObject(uid), 1, NULL, false),
+				   makeTargetEntry((Expr *) copyObject(search.aggref), 2, NULL, false));
+	cscan->custom_private = node_private(agg->grpOperators[0], agg->grpCollations[0]);
+	cscan->methods = &bound_users_scan_methods;
+	return (Plan *) cscan;
+}
+
+/* ---- execution: setup ---- */
+
+static Node *
+create_bound_users_state(CustomScan *cscan)
+{
+	bound_users_state *state = (bound_users_state *) newNode(sizeof(bound_users_state),
+															 T_CustomScanState);
+
+	state->css.methods = &bound_users_exec_methods;
+	return (Node *) state;
+}
+
+static Aggref *
+node_aggref(CustomScan *cscan)
+{
+	return (Aggref *) ((TargetEntry *) lsecond(cscan->custom_scan_tlist))->expr;
+}
+
+/* the projection that evaluates the aggregate's arguments over the child's row */
+static void
+init_arguments(bound_users_state *state, CustomScan *cscan, EState *estate)
+{
+	Aggref	   *aggref = node_aggref(cscan);
+	List	   *args = NIL;
+	ListCell   *lc;
+	TupleDesc	desc;
+	int			i = 0;
+
+	state->nargs = list_length(aggref->args) + 1;
+	state->argtypes = palloc0(sizeof(Oid) * state->nargs);
+	state->collations = palloc0(sizeof(Oid) * state->nargs);
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *arg = (TargetEntry *) lfirst(lc);
+
+		i++;
+		state->argtypes[i] = exprType((Node *) arg->expr);
+		state->collations[i] = exprCollation((Node *) arg->expr);
+		args = lappend(args, makeTargetEntry(arg->expr, i, NULL, false));
+	}
+	desc = ExecTypeFromTL(args);
+	state->args_desc = desc;
+	state->arg_byval = palloc0(sizeof(bool) * state->nargs);
+	state->arg_constant = palloc0(sizeof(bool) * state->nargs);
+	state->constants = palloc0(sizeof(NullableDatum) * state->nargs);
+	i = 0;
+	foreach(lc, aggref->args)
+	{
+		Node	   *expr = (Node *) ((TargetEntry *) lfirst(lc))->expr;
+
+		i++;
+		state->arg_byval[i] = TupleDescAttr(desc, i - 1)->attbyval;
+		state->arg_constant[i] = IsA(expr, Const) || IsA(expr, Param);
+	}
+	state->rows = palloc0(sizeof(NullableDatum) * state->nargs * ROW_BATCH);
+	state->args_econtext = CreateExprContext(estate);
+	state->args_projection =
+		ExecBuildProjectionInfo(args, state->args_econtext,
+								ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual),
+								&state->css.ss.ps, ExecGetResultType(outerPlanState(state)));
+}
+
+static void
+init_uid_equality(bound_users_state *state, CustomScan *cscan)
+{
+	Oid			type = state->argtypes[BOUND_ARG_UID];
+
+	fmgr_info(get_opcode(private_oid(cscan, 0)), &state->uid_eq);
+	state->uid_collation = private_oid(cscan, 1);
+	get_typlenbyval(type, &state->uid_typlen, &state->uid_byval);
+	state->uid_bitwise = type == INT8OID || type == INT4OID || type == INT2OID || type == OIDOID;
+}
+
+static void
+begin_bound_users(CustomScanState *node, EState *estate, int eflags)
+{
+	bound_users_state *state = (bound_users_state *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	outerPlanState(state) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	init_arguments(state, cscan, estate);
+	init_uid_equality(state, cscan);
+	state->table_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding table",
+												 ALLOCSET_DEFAULT_SIZES);
+	state->state_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding states",
+												 ALLOCSET_DEFAULT_SIZES);
+	state->rows_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding rows",
+												ALLOCSET_DEFAULT_SIZES);
+	state->read_slot = ExecInitExtraTupleSlot(estate, state->args_desc, &TTSOpsMinimalTuple);
+	state->memory_limit = get_hash_memory_limit();
+}
+
+/* ---- the table ---- */
+
+static user_entry *
+entry_at(bound_users_state *state, uint64 n)
+{
+	return (user_entry *) (state->chunks[n / ENTRIES_PER_CHUNK] +
+						   (n % ENTRIES_PER_CHUNK) * state->entry_size);
+}
+
+static inline uint32
+hash_tag(uint64 hash)
+{
+	return (uint32) (hash >> 20);
+}
+
+static bool
+uid_equal(bound_users_state *state, Datum a, Datum b)
+{
+	if (state->uid_bitwise)
+		return a == b;
+	return DatumGetBool(FunctionCall2Coll(&state->uid_eq, state->uid_collation, a, b));
+}
+
+/* the entry of the user, or NULL; *slot is where a new one goes */
+static user_entry *
+table_lookup(bound_users_state *state, uint64 hash, Datum uid, uint64 *slot)
+{
+	uint64		mask = state->index_size - 1;
+	uint64		i = hash & mask;
+	uint32		tag = hash_tag(hash);
+
+	for (;;)
+	{
+		uint64		v = state->index[i];
+
+		if (v == 0)
+		{
+			*slot = i;
+			return NULL;
+		}
+		if ((uint32) (v >> 32) == tag)
+		{
+			user_entry *entry = entry_at(state, (v & PG_UINT32_MAX) - 1);
+
+			if (entry->hash == hash && uid_equal(state, entry->uid, uid))
+				return entry;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+static void
+index_allocate(bound_users_state *state, uint64 size)
+{
+	state->index = MemoryContextAllocHuge(state->table_context, sizeof(uint64) * size);
+	memset(state->index, 0, sizeof(uint64) * size);
+	state->index_size = size;
+	state->table_bytes += sizeof(uint64) * size;
+}
+
+/* double the index (entries stay where they are) */
+static void
+index_grow(bound_users_state *state)
+{
+	uint64	   *old = state->index;
+	uint64		old_size = state->index_size;
+	uint64		i;
+
+	index_allocate(state, old_size * 2);
+	for (i = 0; i < old_size; i++)
+	{
+		uint64		v = old[i];
+		uint64		j;
+
+		if (v == 0)
+			continue;
+		j = entry_at(state, (v & PG_UINT32_MAX) - 1)->hash & (state->index_size - 1);
+		while (state->index[j] != 0)
+			j = (j + 1) & (state->index_size - 1);
+		state->index[j] = v;
+	}
+	pfree(old);
+	state->table_bytes -= sizeof(uint64) * old_size;
+}
+
+static Size
+table_memory(bound_users_state *state)
+{
+	return state->table_bytes + MemoryContextMemAllocated(state->state_context, true);
+}
+
+/* a new entry for the user at index slot, its state empty */
+static user_entry *
+table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
+{
+	uint64		n = state->used;
+	user_entry *entry;
+
+	if (n % ENTRIES_PER_CHUNK == 0)
+	{
+		int			chunk = (int) (n / ENTRIES_PER_CHUNK);
+
+		if (chunk >= state->chunks_allocated)
+		{
+			int			size = Max(16, state->chunks_allocated * 2);
+
+			state->chunks = state->chunks == NULL ?
+				MemoryContextAlloc(state->table_context, sizeof(char *) * size) :
+				repalloc(state->chunks, sizeof(char *) * size);
+			state->table_bytes += sizeof(char *) * (size - state->chunks_allocated);
+			state->chunks_allocated = size;
+		}
+		state->chunks[chunk] = MemoryContextAlloc(state->table_context,
+												  state->entry_size * ENTRIES_PER_CHUNK);
+		state->table_bytes += state->entry_size * ENTRIES_PER_CHUNK;
+	}
+	entry = entry_at(state, n);
+	entry->hash = hash;
+	if (state->uid_byval)
+		entry->uid = uid;
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->state_context);
+
+		entry->uid = datumCopy(uid, false, state->uid_typlen);
+		MemoryContextSwitchTo(old);
+	}
+	bound_state_init(state->layout, ENTRY_STATE(entry), hash);
+	state->index[slot] = ((uint64) hash_tag(hash) << 32) | (n + 1);
+	state->used++;
+	if (state->used * 2 > state->index_size)
+		index_grow(state);
+	state->peak_memory = Max(state->peak_memory, table_memory(state));
+	return entry;
+}
+
+/* forget the users of the last batch */
+static void
+table_reset(bound_users_state *state)
+{
+	MemoryContextReset(state->table_context);
+	MemoryContextReset(state->state_context);
+	state->chunks = NULL;
+	state->chunks_allocated = 0;
+	state->table_bytes = 0;
+	state->used = 0;
+	state->emitted = 0;
+	index_allocate(state, 1024);
+}
+
+/* ---- spilling ---- */
+
+static bool
+must_spill(bound_users_state *state)
+{
+	if (state->spilling)
+		return true;
+	if (state->used == 0 || state->level >= SPILL_MAX_LEVEL ||
+		table_memory(state) + state->entry_size <= state->memory_limit)
+		return false;
+	state->spilling = true;
+	/* the partitions' buffers (one block each) within a quarter of the limit */
+	state->npartitions = 4;
+	while (state->npartitions < SPILL_MAX_PARTITIONS &&
+		   (Size) state->npartitions * 2 * BLCKSZ <= state->memory_limit / 4)
+		state->npartitions *= 2;
+	return true;
+}
+
+static void
+file_write(BufFile *file, const void *data, size_t size)
+{
+	BufFileWrite(file, (void *) data, size);
+}
+
+static void
+file_read(BufFile *file, void *data, size_t size)
+{
+	if (BufFileRead(file, data, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("anon_dp bounding: could not read a temporary file of spilled rows")));
+}
+
+/*
+ * Write a row's arguments with its user's hash to the user's partition; the
+ * constant arguments are written as NULL (they are the scan's constants).
+ */
+static void
+spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
+{
+	int			shift = 64 - SPILL_BITS * (state->level + 1);
+	int			p = (int) ((hash >> shift) & (state->npartitions - 1));
+	Datum		values[BOUND_FIRST_VALUE_ARG + 1000];
+	bool		nulls[BOUND_FIRST_VALUE_ARG + 1000];
+	MinimalTuple tuple;
+	int			i;
+
+	for (i = 1; i < state->nargs; i++)
+	{
+		values[i - 1] = args[i].value;
+		nulls[i - 1] = args[i].isnull || state->arg_constant[i];
+	}
+	tuple = heap_form_minimal_tuple(state->args_desc, values, nulls);
+	if (state->partitions[p] == NULL)
+	{
+		/* in the node's context: the table's are reset between batches */
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
+
+		state->partitions[p] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	file_write(state->partitions[p], &hash, sizeof(hash));
+	file_write(state->partitions[p], tuple, tuple->t_len);
+	state->spilled_rows++;
+	state->spilled_bytes += sizeof(hash) + tuple->t_len;
+	pfree(tuple);
+}
+
+/* the row of a spill file at its position into the spill slot; false at its end */
+static bool
+read_spilled_row(bound_users_state *state, BufFile *file, uint64 *hash)
+{
+	uint32		len;
+	size_t		got = BufFileRead(file, hash, sizeof(*hash));
+
+	if (got == 0)
+		return false;
+	if (got != sizeof(*hash))
+		file_read(file, (char *) hash + got, sizeof(*hash) - got);
+	file_read(file, &len, sizeof(len));
+	if (len < sizeof(len) || len > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("anon_dp bounding: invalid row in a temporary file of spilled rows")));
+	if (len > state->read_buffer_size)
+	{
+		state->read_buffer = state->read_buffer == NULL ?
+			MemoryContextAlloc(GetMemoryChunkContext(state), len) :
+			repalloc(state->read_buffer, len);
+		state->read_buffer_size = len;
+	}
+	memcpy(state->read_buffer, &len, sizeof(len));
+	file_read(file, state->read_buffer + sizeof(len), len - sizeof(len));
+	ExecStoreMinimalTuple((MinimalTuple) state->read_buffer, state->read_slot, false);
+	return true;
+}
+
+/* the partitions written by the batch become batches of the next level */
+static void
+queue_partitions(bound_users_state *state)
+{
+	int			p;
+
+	for (p = 0; p < SPILL_MAX_PARTITIONS; p++)
+	{
+		spill_batch *batch;
+
+		if (state->partitions[p] == NULL)
+			continue;
+		if (BufFileSeek(state->partitions[p], 0, 0, SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("anon_dp bounding: could not rewind a temporary file of spilled rows")));
+		batch = MemoryContextAlloc(GetMemoryChunkContext(state), sizeof(spill_batch));
+		batch->file = state->partitions[p];
+		batch->level = state->level + 1;
+		{
+			MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
+
+			state->pending = lappend(state->pending, batch);
+			MemoryContextSwitchTo(old);
+		}
+		state->partitions[p] = NULL;
+	}
+}
+
+/* ---- filling ----
+ *
+ * Rows are taken ROW_BATCH at a time: their arguments are evaluated and
+ * their uids hashed, the index slots of their users prefetched, then the
+ * entries the slots point to, and only then is each row folded in (or
+ * spilled), in the order read.  The table is larger than the CPU caches;
+ * taken one by one each row would wait for its two memory loads in turn.
+ */
+
+/* the layout, the scan's secret and constant arguments, at the scan's first row */
+static void
+take_constants(bound_users_state *state, const NullableDatum *args)
+{
+	int			i;
+
+	if (state->layout == NULL)
+	{
+		state->layout = bound_layout_create(args, state->nargs, state->argtypes,
+											state->collations, GetMemoryChunkContext(state));
+		state->entry_size = MAXALIGN(ENTRY_HEAD + bound_state_size(state->layout));
+	}
+	bound_layout_take_secret(state->layout, args);
+	for (i = 1; i < state->nargs; i++)
+		state->constants[i] = args[i];
+	state->constants_taken = true;
+}
+
+/*
+ * Queue a row given by its arguments (values and nulls of arguments 1 ..
+ * nargs - 1; constant ones are taken from the scan's), its values copied,
+ * and prefetch its user's index slot.  have_hash: hash is its uid's hash.
+ */
+static void
+queue_row(bound_users_state *state, const Datum *values, const bool *nulls,
+		  bool have_hash, uint64 hash)
+{
+	NullableDatum *row = &state->rows[state->nrows * state->nargs];
+	MemoryContext old = MemoryContextSwitchTo(state->rows_context);
+	int			i;
+
+	for (i = 1; i < state->nargs; i++)
+	{
+		if (state->arg_constant[i] && state->constants_taken)
+			row[i] = state->constants[i];
+		else
+		{
+			row[i].isnull = nulls[i - 1];
+			row[i].value = nulls[i - 1] || state->arg_byval[i] ? values[i - 1] :
+				datumCopy(values[i - 1], false, TupleDescAttr(state->args_desc, i - 1)->attlen);
+		}
+	}
+	MemoryContextSwitchTo(old);
+	if (row[BOUND_ARG_UID].isnull)
+		state->saw_null_uid = true;
+	else
+	{
+		if (!state->constants_taken)
+			take_constants(state, row);
+		if (!have_hash)
+			hash = bound_uid_hash(state->layout, row[BOUND_ARG_UID].value);
+		PREFETCH(&state->index[hash & (state->index_size - 1)]);
+	}
+	state->row_hash[state->nrows++] = hash;
+}
+
+/* prefetch the entry each queued row's index slot points to */
+static void
+prefetch_entries(bound_users_state *state)
+{
+	int			k;
+
+	for (k = 0; k < state->nrows; k++)
+	{
+		uint64		v;
+
+		if (state->rows[k * state->nargs + BOUND_ARG_UID].isnull)
+			continue;
+		v = state->index[state->row_hash[k] & (state->index_size - 1)];
+		if (v != 0 && (uint32) (v >> 32) == hash_tag(state->row_hash[k]))
+		{
+			char	   *entry = (char *) entry_at(state, (v & PG_UINT32_MAX) - 1);
+			Size		line;
+
+			/* the head, the state and its inline pairs: a few cache lines */
+			for (line = 0; line < state->entry_size; line += 64)
+				PREFETCH(entry + line);
+		}
+	}
+}
+
+/* fold one queued row into its user's state, or spill it */
+static void
+fold_row(bound_users_state *state, NullableDatum *args, uint64 hash)
+{
+	user_entry *entry;
+	uint64		slot_index;
+
+	entry = table_lookup(state, hash, args[BOUND_ARG_UID].value, &slot_index);
+	if (entry == NULL)
+	{
+		if (must_spill(state))
+		{
+			spill_row(state, args, hash);
+			return;
+		}
+		entry = table_insert(state, hash, args[BOUND_ARG_UID].value, slot_index);
+	}
+	bound_state_add_row(ENTRY_STATE(entry), args, state->state_context);
+}
+
+/* fold the queued rows, in order, and forget them */
+static void
+fold_rows(bound_users_state *state)
+{
+	MemoryContext old;
+	int			k;
+
+	prefetch_entries(state);
+	old = MemoryContextSwitchTo(state->args_econtext->ecxt_per_tuple_memory);
+	for (k = 0; k < state->nrows; k++)
+	{
+		NullableDatum *row = &state->rows[k * state->nargs];
+
+		if (!row[BOUND_ARG_UID].isnull)
+			fold_row(state, row, state->row_hash[k]);
+	}
+	MemoryContextSwitchTo(old);
+	state->nrows = 0;
+	MemoryContextReset(state->rows_context);
+	ResetExprContext(state->args_econtext);
+}
+
+static void
+start_batch(bound_users_state *state, int level)
+{
+	table_reset(state);
+	state->level = level;
+	state->spilling = false;
+	state->batches++;
+}
+
+/* the first batch: every row of the child */
+static void
+fill_from_child(bound_users_state *state)
+{
+	PlanState  *child = outerPlanState(state);
+	ExprContext *econtext = state->args_econtext;
+
+	start_batch(state, 0);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(child);
+		TupleTableSlot *args;
+		MemoryContext old;
+
+		if (TupIsNull(slot))
+			break;
+		econtext->ecxt_outertuple = slot;
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		args = ExecProject(state->args_projection);
+		slot_getallattrs(args);
+		MemoryContextSwitchTo(old);
+		queue_row(state, args->tts_values, args->tts_isnull, false, 0);
+		if (state->nrows == ROW_BATCH)
+			fold_rows(state);
+	}
+	fold_rows(state);
+	queue_partitions(state);
+}
+
+/* a later batch: the rows of one spill file */
+static void
+fill_from_file(bound_users_state *state, spill_batch *batch)
+{
+	uint64		hash;
+	int64		rows = 0;
+
+	start_batch(state, batch->level);
+	while (read_spilled_row(state, batch->file, &hash))
+	{
+		if (++rows % INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(state->read_slot);
+		queue_row(state, state->read_slot->tts_values, state->read_slot->tts_isnull, true, hash);
+		if (state->nrows == ROW_BATCH)
+			fold_rows(state);
+	}
+	fold_rows(state);
+	BufFileClose(batch->file);
+	pfree(batch);
+	queue_partitions(state);
+}
+
+/* ---- output ---- */
+
+static TupleTableSlot *
+next_user(bound_users_state *state)
+{
+	TupleTableSlot *out = state->css.ss.ss_ScanTupleSlot;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		if (!state->filled)
+		{
+			fill_from_child(state);
+			state->filled = true;
+		}
+		if (state->emitted < state->used)
+		{
+			user_entry *entry = entry_at(state, state->emitted++);
+			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+			ExecClearTuple(out);
+			out->tts_values[0] = entry->uid;
+			out->tts_isnull[0] = false;
+			out->tts_values[1] = PointerGetDatum(bound_state_serialize(ENTRY_STATE(entry)));
+			out->tts_isnull[1] = false;
+			MemoryContextSwitchTo(old);
+			return ExecStoreVirtualTuple(out);
+		}
+		if (state->saw_null_uid && !state->null_emitted)
+		{
+			state->null_emitted = true;
+			ExecClearTuple(out);
+			out->tts_isnull[0] = true;
+			out->tts_isnull[1] = true;
+			return ExecStoreVirtualTuple(out);
+		}
+		if (state->pending == NIL)
+			return ExecClearTuple(out);
+		{
+			spill_batch *batch = (spill_batch *) linitial(state->pending);
+
+			state->pending = list_delete_first(state->pending);
+			fill_from_file(state, batch);
+		}
+	}
+}
+
+static bool
+recheck_bound_users(ScanState *node, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+exec_bound_users(CustomScanState *node)
+{
+	return ExecScan(&node->ss, (ExecScanAccessMtd) next_user,
+					(ExecScanRecheckMtd) recheck_bound_users);
+}
+
+/* ---- end, rescan, explain ---- */
+
+static void
+close_files(bound_users_state *state)
+{
+	ListCell   *lc;
+	int			p;
+
+	foreach(lc, state->pending)
+		BufFileClose(((spill_batch *) lfirst(lc))->file);
+	list_free_deep(state->pending);
+	state->pending = NIL;
+	for (p = 0; p < SPILL_MAX_PARTITIONS; p++)
+	{
+		if (state->partitions[p] != NULL)
+			BufFileClose(state->partitions[p]);
+		state->partitions[p] = NULL;
+	}
+}
+
+static void
+end_bound_users(CustomScanState *node)
+{
+	bound_users_state *state = (bound_users_state *) node;
+
+	close_files(state);
+	MemoryContextDelete(state->table_context);
+	MemoryContextDelete(state->state_context);
+	ExecEndNode(outerPlanState(state));
+}
+
+static void
+rescan_bound_users(CustomScanState *node)
+{
+	bound_users_state *state = (bound_users_state *) node;
+	PlanState  *child = outerPlanState(state);
+
+	close_files(state);
+	state->filled = false;
+	state->used = 0;
+	state->emitted = 0;
+	state->saw_null_uid = false;
+	state->null_emitted = false;
+	state->constants_taken = false;
+	state->nrows = 0;
+	MemoryContextReset(state->rows_context);
+	if (child->chgParam == NULL)
+		ExecReScan(child);
+}
+
+static void
+explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	bound_users_state *state = (bound_users_state *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	Node	   *uid = (Node *) ((TargetEntry *) linitial(cscan->custom_scan_tlist))->expr;
+
+	ExplainPropertyText("Group Key",
+						deparse_expression(uid, context, es->verbose || list_length(es->rtable) > 1, false),
+						es);
+	if (!es->analyze || state->batches == 0)
+		return;
+	ExplainPropertyInteger("Batches", NULL, state->batches, es);
+	ExplainPropertyInteger("Memory Usage", "kB", (int64) ((state->peak_memory + 1023) / 1024), es);
+	if (state->spilled_rows > 0)
+	{
+		ExplainPropertyInteger("Rows Spilled", NULL, state->spilled_rows, es);
+		ExplainPropertyInteger("Disk Usage", "kB", (state->spilled_bytes + 1023) / 1024, es);
+	}
+}
