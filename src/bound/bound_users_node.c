@@ -61,7 +61,7 @@
 #include "catalog.h"
 
 #define NODE_NAME "AnonDPBoundUsers"
-#define ENTRIES_PER_CHUNK 256
+#define MAX_CHUNK_SHIFT 8			/* chunks of up to 256 entries */
 #define SPILL_BITS 5
 #define SPILL_MAX_PARTITIONS (1 << SPILL_BITS)
 #define SPILL_MAX_LEVEL (64 / SPILL_BITS - 1)
@@ -128,6 +128,7 @@ typedef struct bound_users_state
 	uint64		index_size;		/* a power of two */
 	char	  **chunks;
 	int			chunks_allocated;
+	int			chunk_shift;	/* entries per chunk: 1 << chunk_shift */
 	uint64		used;
 	Size		entry_size;
 	Size		table_bytes;	/* of index and chunks */
@@ -258,6 +259,7 @@ typedef struct output_mapping
 {
 	Aggref	   *aggref;
 	AttrNumber	column;
+	List	   *witnesses;		/* the scan tuple's columns 3 ..: NULL witnesses */
 	bool		ok;				/* no other reference to the child's columns */
 } output_mapping;
 
@@ -268,7 +270,22 @@ map_output(Node *node, output_mapping *map)
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, Aggref) && is_null_witness((Aggref *) node))
-		return (Node *) makeNullConst(exprType(node), exprTypmod(node), exprCollation(node));
+	{
+		ListCell   *lc;
+		int			n = 0;
+
+		/* a column of its own, always NULL (EXPLAIN still shows the call) */
+		foreach(lc, map->witnesses)
+		{
+			n++;
+			if (equal(lfirst(lc), node))
+				return (Node *) makeVar(INDEX_VAR, 2 + n, exprType(node), exprTypmod(node),
+										exprCollation(node), 0);
+		}
+		map->witnesses = lappend(map->witnesses, node);
+		return (Node *) makeVar(INDEX_VAR, 3 + n, exprType(node), exprTypmod(node),
+								exprCollation(node), 0);
+	}
 	if (IsA(node, Aggref))
 	{
 		if (!equal(node, map->aggref))
@@ -315,6 +332,7 @@ bound_users_replace_agg(Agg *agg)
 	CustomScan *cscan;
 	Var		   *uid;
 	List	   *tlist;
+	ListCell   *lc;
 
 	if (agg->aggstrategy != AGG_HASHED || agg->numCols != 1 || agg->groupingSets != NIL ||
 		agg->chain != NIL || agg->plan.qual != NIL || outerPlan(agg) == NULL ||
@@ -330,6 +348,7 @@ bound_users_replace_agg(Agg *agg)
 		return NULL;
 	map.aggref = search.aggref;
 	map.column = agg->grpColIdx[0];
+	map.witnesses = NIL;
 	map.ok = true;
 	tlist = (List *) map_output((Node *) agg->plan.targetlist, &map);
 	if (!map.ok)
@@ -352,6 +371,11 @@ bound_users_replace_agg(Agg *agg)
 	cscan->custom_scan_tlist =
 		list_make2(makeTargetEntry((Expr *) copyObject(uid), 1, NULL, false),
 				   makeTargetEntry((Expr *) copyObject(search.aggref), 2, NULL, false));
+	foreach(lc, map.witnesses)
+		cscan->custom_scan_tlist =
+			lappend(cscan->custom_scan_tlist,
+					makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+									list_length(cscan->custom_scan_tlist) + 1, NULL, false));
 	cscan->custom_private = node_private(agg->grpOperators[0], agg->grpCollations[0]);
 	cscan->methods = &bound_users_scan_methods;
 	return (Plan *) cscan;
@@ -441,8 +465,9 @@ begin_bound_users(CustomScanState *node, EState *estate, int eflags)
 	init_uid_equality(state, cscan);
 	state->table_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding table",
 												 ALLOCSET_DEFAULT_SIZES);
+	/* small blocks: what it holds is counted against the limit as it grows */
 	state->state_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding states",
-												 ALLOCSET_DEFAULT_SIZES);
+												 ALLOCSET_SMALL_SIZES);
 	state->rows_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding rows",
 												ALLOCSET_DEFAULT_SIZES);
 	state->read_slot = ExecInitExtraTupleSlot(estate, state->args_desc, &TTSOpsMinimalTuple);
@@ -454,8 +479,8 @@ begin_bound_users(CustomScanState *node, EState *estate, int eflags)
 static user_entry *
 entry_at(bound_users_state *state, uint64 n)
 {
-	return (user_entry *) (state->chunks[n / ENTRIES_PER_CHUNK] +
-						   (n % ENTRIES_PER_CHUNK) * state->entry_size);
+	return (user_entry *) (state->chunks[n >> state->chunk_shift] +
+						   (n & ((UINT64CONST(1) << state->chunk_shift) - 1)) * state->entry_size);
 }
 
 static inline uint32
@@ -500,6 +525,12 @@ table_lookup(bound_users_state *state, uint64 hash, Datum uid, uint64 *slot)
 	}
 }
 
+static Size
+table_memory(bound_users_state *state)
+{
+	return state->table_bytes + MemoryContextMemAllocated(state->state_context, true);
+}
+
 static void
 index_allocate(bound_users_state *state, uint64 size)
 {
@@ -530,14 +561,10 @@ index_grow(bound_users_state *state)
 			j = (j + 1) & (state->index_size - 1);
 		state->index[j] = v;
 	}
+	/* both indexes exist until here */
+	state->peak_memory = Max(state->peak_memory, table_memory(state));
 	pfree(old);
 	state->table_bytes -= sizeof(uint64) * old_size;
-}
-
-static Size
-table_memory(bound_users_state *state)
-{
-	return state->table_bytes + MemoryContextMemAllocated(state->state_context, true);
 }
 
 /* a new entry for the user at index slot, its state empty */
@@ -547,9 +574,9 @@ table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
 	uint64		n = state->used;
 	user_entry *entry;
 
-	if (n % ENTRIES_PER_CHUNK == 0)
+	if ((n & ((UINT64CONST(1) << state->chunk_shift) - 1)) == 0)
 	{
-		int			chunk = (int) (n / ENTRIES_PER_CHUNK);
+		int			chunk = (int) (n >> state->chunk_shift);
 
 		if (chunk >= state->chunks_allocated)
 		{
@@ -562,8 +589,8 @@ table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
 			state->chunks_allocated = size;
 		}
 		state->chunks[chunk] = MemoryContextAlloc(state->table_context,
-												  state->entry_size * ENTRIES_PER_CHUNK);
-		state->table_bytes += state->entry_size * ENTRIES_PER_CHUNK;
+												  state->entry_size << state->chunk_shift);
+		state->table_bytes += state->entry_size << state->chunk_shift;
 	}
 	entry = entry_at(state, n);
 	entry->hash = hash;
@@ -596,10 +623,32 @@ table_reset(bound_users_state *state)
 	state->table_bytes = 0;
 	state->used = 0;
 	state->emitted = 0;
-	index_allocate(state, 1024);
+	/* a chunk is at most a sixteenth of the memory limit */
+	state->chunk_shift = MAX_CHUNK_SHIFT;
+	while (state->chunk_shift > 0 &&
+		   (state->entry_size << state->chunk_shift) > state->memory_limit / 16)
+		state->chunk_shift--;
+	index_allocate(state, 256);
 }
 
 /* ---- spilling ---- */
+
+/*
+ * What inserting a user adds at most at once: its entry (and as much again
+ * for what its state may allocate), a new chunk when the last is full, and
+ * a new index twice as large beside the old one when the index is half full.
+ */
+static Size
+insert_cost(bound_users_state *state)
+{
+	Size		cost = 2 * state->entry_size;
+
+	if ((state->used & ((UINT64CONST(1) << state->chunk_shift) - 1)) == 0)
+		cost += state->entry_size << state->chunk_shift;
+	if ((state->used + 1) * 2 > state->index_size)
+		cost += sizeof(uint64) * state->index_size * 2;
+	return cost;
+}
 
 static bool
 must_spill(bound_users_state *state)
@@ -607,7 +656,7 @@ must_spill(bound_users_state *state)
 	if (state->spilling)
 		return true;
 	if (state->used == 0 || state->level >= SPILL_MAX_LEVEL ||
-		table_memory(state) + state->entry_size <= state->memory_limit)
+		table_memory(state) + insert_cost(state) <= state->memory_limit)
 		return false;
 	state->spilling = true;
 	/* the partitions' buffers (one block each) within a quarter of the limit */
@@ -739,6 +788,7 @@ queue_partitions(bound_users_state *state)
 static void
 take_constants(bound_users_state *state, const NullableDatum *args)
 {
+	MemoryContext old;
 	int			i;
 
 	if (state->layout == NULL)
@@ -748,8 +798,20 @@ take_constants(bound_users_state *state, const NullableDatum *args)
 		state->entry_size = MAXALIGN(ENTRY_HEAD + bound_state_size(state->layout));
 	}
 	bound_layout_take_secret(state->layout, args);
+	/* copies: the row's own values are freed with its batch of rows */
+	old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
 	for (i = 1; i < state->nargs; i++)
-		state->constants[i] = args[i];
+	{
+		if (!state->arg_constant[i])
+			continue;
+		if (state->constants[i].value != (Datum) 0 && !state->constants[i].isnull &&
+			!state->arg_byval[i])
+			pfree(DatumGetPointer(state->constants[i].value));
+		state->constants[i].isnull = args[i].isnull;
+		state->constants[i].value = args[i].isnull || state->arg_byval[i] ? args[i].value :
+			datumCopy(args[i].value, false, TupleDescAttr(state->args_desc, i - 1)->attlen);
+	}
+	MemoryContextSwitchTo(old);
 	state->constants_taken = true;
 }
 
@@ -940,6 +1002,7 @@ next_user(bound_users_state *state)
 			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 
 			ExecClearTuple(out);
+			memset(out->tts_isnull, true, sizeof(bool) * out->tts_tupleDescriptor->natts);
 			out->tts_values[0] = entry->uid;
 			out->tts_isnull[0] = false;
 			out->tts_values[1] = PointerGetDatum(bound_state_serialize(ENTRY_STATE(entry)));
@@ -951,8 +1014,7 @@ next_user(bound_users_state *state)
 		{
 			state->null_emitted = true;
 			ExecClearTuple(out);
-			out->tts_isnull[0] = true;
-			out->tts_isnull[1] = true;
+			memset(out->tts_isnull, true, sizeof(bool) * out->tts_tupleDescriptor->natts);
 			return ExecStoreVirtualTuple(out);
 		}
 		if (state->pending == NIL)
@@ -1042,11 +1104,20 @@ explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es)
 						es);
 	if (!es->analyze || state->batches == 0)
 		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		/* one line, as hash aggregation's */
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "Batches: %d  Memory Usage: " INT64_FORMAT "kB",
+						 state->batches, (int64) ((state->peak_memory + 1023) / 1024));
+		if (state->spilled_rows > 0)
+			appendStringInfo(es->str, "  Rows Spilled: " INT64_FORMAT "  Disk Usage: " INT64_FORMAT "kB",
+							 state->spilled_rows, (state->spilled_bytes + 1023) / 1024);
+		appendStringInfoChar(es->str, '\n');
+		return;
+	}
 	ExplainPropertyInteger("Batches", NULL, state->batches, es);
 	ExplainPropertyInteger("Memory Usage", "kB", (int64) ((state->peak_memory + 1023) / 1024), es);
-	if (state->spilled_rows > 0)
-	{
-		ExplainPropertyInteger("Rows Spilled", NULL, state->spilled_rows, es);
-		ExplainPropertyInteger("Disk Usage", "kB", (state->spilled_bytes + 1023) / 1024, es);
-	}
+	ExplainPropertyInteger("Rows Spilled", NULL, state->spilled_rows, es);
+	ExplainPropertyInteger("Disk Usage", "kB", (state->spilled_bytes + 1023) / 1024, es);
 }

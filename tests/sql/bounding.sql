@@ -99,16 +99,89 @@ BEGIN
   END LOOP;
   RETURN false;
 END $$;
+-- the Partial aggregation runs in the bounding node (Finalize: hash aggregation)
 SELECT bd_plan_has($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1)
-                    FROM bd GROUP BY uid$$, 'Partial HashAggregate') AS parallel_plan;
+                    FROM bd GROUP BY uid$$, 'Gather') AS parallel_plan,
+       bd_plan_has($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1)
+                    FROM bd GROUP BY uid$$, 'Finalize HashAggregate') AS finalize_hash;
 SELECT bd_check(9) AS parallel_keep_all;
 SELECT bd_check(1) AS parallel_keep_1;
 SELECT bd_check(2) AS parallel_keep_2;
+-- and with PostgreSQL's partial hash aggregation (anon_dp.bounding_node off)
+SET anon_dp.bounding_node = off;
+SELECT bd_plan_has($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1)
+                    FROM bd GROUP BY uid$$, 'Partial HashAggregate') AS parallel_hash_plan;
+SELECT bd_check(9) AS parallel_hash_keep_all;
+SELECT bd_check(2) AS parallel_hash_keep_2;
+RESET anon_dp.bounding_node;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
+
+-- The bounding node (src/bound/bound_users_node.c) holds users within
+-- hash_mem.  At 64 kB the 300 users do not fit: the rows of the users it
+-- cannot hold go to temporary files, in partitions by the users' hash, and
+-- each partition is aggregated afterwards.  Every user must come out once,
+-- complete: a user split between two batches would keep up to 2 C_u pairs.
+CREATE FUNCTION bd_node(query text) RETURNS TABLE (node text, batches int, spilled bool)
+LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO plan;
+  RETURN QUERY WITH RECURSIVE n(j) AS (SELECT plan -> 0 -> 'Plan' UNION ALL
+                                       SELECT c FROM n, json_array_elements(n.j -> 'Plans') c)
+    SELECT j ->> 'Custom Plan Provider', (j ->> 'Batches')::int, (j ->> 'Rows Spilled')::bigint > 0
+    FROM n WHERE j ->> 'Custom Plan Provider' IS NOT NULL;
+END $$;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT node, batches > 1 AS batches, spilled FROM bd_node($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 9, 'ggn', uid, g1, g2)
+                    FROM bd GROUP BY uid$$);
+SELECT bd_check(9) AS spilled_keep_all;
+SELECT bd_check(1) AS spilled_keep_1;
+SELECT bd_check(3) AS spilled_keep_3;
+-- every user once, the NULL group (rows without a unit) once, as GROUP BY uid
+SELECT count(*) AS users, count(DISTINCT uid) AS distinct_users, count(*) FILTER (WHERE uid IS NULL) AS null_group,
+       bool_and(k IS NULL) FILTER (WHERE uid IS NULL) AS null_group_keeps_nothing
+FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1) AS k
+      FROM bd GROUP BY uid) s;
+RESET work_mem;
+RESET hash_mem_multiplier;
+-- a text privacy unit (equality through its function, uids copied into the
+-- node's memory): 3000 users of 4 rows in 4 partitions, in memory and spilled
+CREATE TABLE bd_text AS SELECT 'user-' || (u % 3000) AS uid, u % 7 AS g FROM generate_series(1, 12000) u;
+SELECT count(*) AS users, sum(cardinality(anon_dp_bounded_column(k, 1, NULL::bigint))) AS pairs,
+       sum((SELECT sum(x) FROM unnest(anon_dp_bounded_column(k, 1, NULL::bigint)) x)) AS rows_kept
+FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 7, 'gn', uid, g) AS k
+      FROM bd_text GROUP BY uid) s;
+SET work_mem = '64kB';
+SELECT node, batches > 1 AS batches FROM bd_node($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 7, 'gn', uid, g)
+                    FROM bd_text GROUP BY uid$$);
+SELECT count(*) AS users, sum(cardinality(anon_dp_bounded_column(k, 1, NULL::bigint))) AS pairs,
+       sum((SELECT sum(x) FROM unnest(anon_dp_bounded_column(k, 1, NULL::bigint)) x)) AS rows_kept
+FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 7, 'gn', uid, g) AS k
+      FROM bd_text GROUP BY uid) s;
+RESET work_mem;
+-- rescans with a new parameter (the inner side of a lateral join): each
+-- rescan aggregates afresh; every user of g2 = k keeps all of its pairs there
+SELECT v.k, l.users, l.pairs, e.users AS exact_users, e.pairs AS exact_pairs
+FROM (VALUES (0), (1), (2)) v(k)
+CROSS JOIN LATERAL (SELECT count(*) AS users, sum(cardinality(anon_dp_bounded_column(b, 1, NULL::bigint))) AS pairs
+                    FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 9, 'gn', uid, g1) AS b
+                          FROM bd WHERE g2 = v.k AND uid IS NOT NULL GROUP BY uid) s) l
+CROSS JOIN LATERAL (SELECT count(DISTINCT uid) AS users, count(DISTINCT (uid, g1)) AS pairs
+                    FROM (SELECT DISTINCT uid, g1 FROM bd WHERE g2 = v.k AND uid IS NOT NULL) d) e
+ORDER BY v.k;
+-- the setting: off keeps PostgreSQL's hash aggregation
+SET anon_dp.bounding_node = off;
+SELECT count(*) AS nodes_when_off FROM bd_node($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g1)
+                    FROM bd GROUP BY uid$$);
+SELECT bd_check(3) AS hash_keep_3;
+RESET anon_dp.bounding_node;
+DROP TABLE bd_text;
+DROP FUNCTION bd_node(text);
 
 -- a partition is what GROUP BY says it is: under a case-insensitive
 -- collation 'A' and 'a' are one partition (user 1 has 2, not 3)

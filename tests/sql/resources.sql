@@ -11,6 +11,9 @@
 -- 3. anon_dp.bounding_batch_memory: the per-user hash aggregation works in
 --    batches of about that size although its users fit in hash_mem; the
 --    plan and the results are those of one batch.
+-- 4. The bounding node (anon_dp.bounding_node, on by default; 1 and 3 test
+--    PostgreSQL's hash aggregation with it off): within hash_mem, spilling
+--    beyond it, the same results as the hash aggregation.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
@@ -28,9 +31,13 @@ BEGIN
   SELECT node FROM n;
 END $$;
 -- the largest "Peak Memory Usage" (kB) of an aggregation node of a plan, by
--- its partial mode ('Finalize', 'Partial', 'Simple')
+-- its partial mode ('Finalize', 'Partial', 'Simple'), or with 'Node' the
+-- "Memory Usage" of the bounding node
 CREATE FUNCTION rs_node_memory(query text, mode text) RETURNS bigint LANGUAGE sql AS $$
-  SELECT max((node->>'Peak Memory Usage')::bigint) FROM rs_nodes(query) node WHERE node->>'Partial Mode' = mode
+  SELECT max(CASE WHEN mode = 'Node' THEN node->>'Memory Usage' ELSE node->>'Peak Memory Usage' END::bigint)
+  FROM rs_nodes(query) node
+  WHERE CASE WHEN mode = 'Node' THEN node->>'Custom Plan Provider' = 'AnonDPBoundUsers'
+             ELSE node->>'Partial Mode' = mode END
 $$;
 
 -- ==== 1. Finalize HashAggregate of the per-user states within hash_mem ====
@@ -49,15 +56,28 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET anon_dp.bounding_node = off;
 SELECT rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Finalize')
          BETWEEN 1 AND 4 * 512 AS finalize_within_hash_mem,
        rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Partial')
          BETWEEN 1 AND 4 * 512 AS partial_within_hash_mem;
--- C_u = 3, every user's pairs merged from several processes: still exact
+-- the bounding node as the partial aggregation: its table within hash_mem
+-- (512 kB), the Finalize node as before
+RESET anon_dp.bounding_node;
+SELECT rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Finalize')
+         BETWEEN 1 AND 4 * 512 AS node_finalize_within_hash_mem,
+       rs_node_memory('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_rows GROUP BY g', 'Node')
+         BETWEEN 1 AND 512 AS node_within_hash_mem;
+-- C_u = 3, every user's pairs merged from several processes: still exact,
+-- with the node and with the hash aggregation
 SET anon_dp.max_groups_contributed = 3;
 SET anon_dp.epsilon = 1000;
 SELECT count(*) AS partitions, abs(sum(n) - 60000) < 100 AS three_per_user
 FROM (SELECT g, ANON_COUNT(*) AS n FROM rs_rows GROUP BY g) s;
+SET anon_dp.bounding_node = off;
+SELECT count(*) AS partitions, abs(sum(n) - 60000) < 100 AS three_per_user
+FROM (SELECT g, ANON_COUNT(*) AS n FROM rs_rows GROUP BY g) s;
+RESET anon_dp.bounding_node;
 RESET anon_dp.max_groups_contributed;
 RESET anon_dp.epsilon;
 RESET enable_sort;
@@ -147,6 +167,7 @@ BEGIN
 END $$;
 CREATE TEMP TABLE rs_exact_batch AS
 SELECT g, count(DISTINCT uid) AS n, sum(x) AS s FROM rs_batch GROUP BY g;
+SET anon_dp.bounding_node = off;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '1MB';
 SET hash_mem_multiplier = 2;
@@ -214,6 +235,54 @@ SELECT rs_unit_batches('SELECT uid, count(*), sum(x) FROM rs_batch GROUP BY uid'
 SET anon_dp.bounding_batch_memory = -1;
 RESET anon_dp.bounding_batch_memory;
 SHOW anon_dp.bounding_batch_memory;
+RESET anon_dp.bounding_node;
+
+-- ==== 4. the bounding node ====
+-- the node in the plan, where the hash aggregation was (costs, children and
+-- the other nodes unchanged); with 1 MB of work_mem its 3000 users fit
+SHOW anon_dp.bounding_node;
+SELECT rs_plan('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') AS node_plan;
+SELECT node->>'Batches' AS node_batches, (node->>'Memory Usage')::int BETWEEN 1 AND 2048 AS node_within_hash_mem
+FROM rs_nodes('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') node
+WHERE node->>'Custom Plan Provider' = 'AnonDPBoundUsers';
+CREATE TEMP TABLE rs_node_results AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+SELECT (SELECT count(*) FROM rs_node_results) AS partitions,
+       NOT EXISTS (SELECT * FROM rs_node_results EXCEPT SELECT * FROM rs_one_batch)
+         AND NOT EXISTS (SELECT * FROM rs_one_batch EXCEPT SELECT * FROM rs_node_results) AS same_results_as_hash,
+       NOT EXISTS (SELECT * FROM rs_node_results EXCEPT SELECT g, n, s FROM rs_exact_batch) AS exact_results;
+-- at 64 kB of hash_mem it spills (users in partitions by hash, aggregated
+-- after), its table stays within hash_mem, and the results stay exact (the
+-- planner would sort at that size: sorting is off to keep a hash aggregation)
+SET enable_sort = off;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT (node->>'Batches')::int > 1 AS node_batches, (node->>'Rows Spilled')::int > 0 AS node_spilled,
+       (node->>'Memory Usage')::int BETWEEN 1 AND 64 AS node_within_hash_mem
+FROM rs_nodes('SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g') node
+WHERE node->>'Custom Plan Provider' = 'AnonDPBoundUsers';
+CREATE TEMP TABLE rs_node_spilled AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+SELECT (SELECT count(*) FROM rs_node_spilled) AS partitions,
+       NOT EXISTS (SELECT * FROM rs_node_spilled EXCEPT SELECT g, n, s FROM rs_exact_batch) AS exact_results;
+RESET enable_sort;
+RESET work_mem;
+RESET hash_mem_multiplier;
+-- a prepared statement follows a change of the setting
+SET work_mem = '1MB';
+PREPARE rs_q AS SELECT g, ANON_COUNT(*), ANON_SUM(x, 0, 10) FROM rs_batch GROUP BY g;
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+EXECUTE rs_q \g /dev/null
+SELECT count(*) AS prepared_nodes FROM rs_nodes('EXECUTE rs_q') node WHERE node->>'Custom Plan Provider' = 'AnonDPBoundUsers';
+SET anon_dp.bounding_node = off;
+SELECT count(*) AS prepared_nodes_off FROM rs_nodes('EXECUTE rs_q') node WHERE node->>'Custom Plan Provider' = 'AnonDPBoundUsers';
+DEALLOCATE rs_q;
+-- the setting: a boolean
+SET anon_dp.bounding_node = 'sometimes';
+RESET anon_dp.bounding_node;
 RESET anon_dp.epsilon;
 RESET work_mem;
 RESET hash_mem_multiplier;
