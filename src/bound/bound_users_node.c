@@ -45,6 +45,7 @@
 #include "executor/executor.h"
 #include "executor/nodeAgg.h"
 #include "executor/tuptable.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -141,7 +142,9 @@ typedef struct bound_users_state
 	BufFile    *partitions[SPILL_MAX_PARTITIONS];
 	int			npartitions;
 	List	   *pending;		/* spill_batch */
-	TupleTableSlot *read_slot;	/* a spilled row */
+	StringInfoData spill_buffer;	/* a row being spilled */
+	Datum	   *read_values;	/* a spilled row read back */
+	bool	   *read_nulls;
 	char	   *read_buffer;
 	Size		read_buffer_size;
 
@@ -470,7 +473,9 @@ begin_bound_users(CustomScanState *node, EState *estate, int eflags)
 												 ALLOCSET_SMALL_SIZES);
 	state->rows_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding rows",
 												ALLOCSET_DEFAULT_SIZES);
-	state->read_slot = ExecInitExtraTupleSlot(estate, state->args_desc, &TTSOpsMinimalTuple);
+	initStringInfo(&state->spill_buffer);
+	state->read_values = palloc0(sizeof(Datum) * state->nargs);
+	state->read_nulls = palloc0(sizeof(bool) * state->nargs);
 	state->memory_limit = get_hash_memory_limit();
 }
 
@@ -683,25 +688,84 @@ file_read(BufFile *file, void *data, size_t size)
 }
 
 /*
- * Write a row's arguments with its user's hash to the user's partition; the
- * constant arguments are written as NULL (they are the scan's constants).
+ * A spilled row: its length (uint32), then its user's hash and, for each
+ * argument that is not one of the scan's constants, a byte that says NULL
+ * or not and the value: a pass-by-value type's typlen bytes; other types
+ * at a MAXALIGN'd offset, with their length first when it varies (a TOAST
+ * pointer or an expanded object written flat).  Rows are read back into a
+ * MAXALIGN'd buffer, so values read in place are aligned.
  */
+static void
+append_value(StringInfo buf, Datum value, int16 typlen, bool byval)
+{
+	if (byval)
+	{
+		union
+		{
+			char		c;
+			int16		s;
+			int32		i;
+			Datum		d;
+		}			v;
+
+		switch (typlen)
+		{
+			case 1:
+				v.c = DatumGetChar(value);
+				break;
+			case 2:
+				v.s = DatumGetInt16(value);
+				break;
+			case 4:
+				v.i = DatumGetInt32(value);
+				break;
+			default:
+				v.d = value;
+				break;
+		}
+		appendBinaryStringInfo(buf, (char *) &v, typlen);
+		return;
+	}
+	while (buf->len % MAXIMUM_ALIGNOF != 0)
+		appendStringInfoChar(buf, 0);
+	if (typlen > 0)
+		appendBinaryStringInfo(buf, DatumGetPointer(value), typlen);
+	else
+	{
+		struct varlena *flat = typlen == -1 ?
+			pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value)) : NULL;
+		uint32		size = typlen == -1 ? VARSIZE_ANY(flat) :
+			(uint32) strlen(DatumGetCString(value)) + 1;
+		uint32		prefix[2] = {size, 0};
+
+		/* the prefix keeps the value at a MAXALIGN'd offset */
+		appendBinaryStringInfo(buf, (char *) prefix, MAXIMUM_ALIGNOF);
+		appendBinaryStringInfo(buf, flat != NULL ? (char *) flat : DatumGetCString(value), size);
+	}
+}
+
+/* write a row's arguments with its user's hash to the user's partition */
 static void
 spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
 {
 	int			shift = 64 - SPILL_BITS * (state->level + 1);
 	int			p = (int) ((hash >> shift) & (state->npartitions - 1));
-	Datum		values[BOUND_FIRST_VALUE_ARG + 1000];
-	bool		nulls[BOUND_FIRST_VALUE_ARG + 1000];
-	MinimalTuple tuple;
+	StringInfo	buf = &state->spill_buffer;
+	uint32		len;
 	int			i;
 
+	resetStringInfo(buf);
+	appendBinaryStringInfo(buf, (char *) &hash, sizeof(hash));
 	for (i = 1; i < state->nargs; i++)
 	{
-		values[i - 1] = args[i].value;
-		nulls[i - 1] = args[i].isnull || state->arg_constant[i];
+		Form_pg_attribute attr = TupleDescAttr(state->args_desc, i - 1);
+
+		if (state->arg_constant[i])
+			continue;
+		appendStringInfoChar(buf, args[i].isnull ? 0 : 1);
+		if (!args[i].isnull)
+			append_value(buf, args[i].value, attr->attlen, attr->attbyval);
 	}
-	tuple = heap_form_minimal_tuple(state->args_desc, values, nulls);
 	if (state->partitions[p] == NULL)
 	{
 		/* in the node's context: the table's are reset between batches */
@@ -710,29 +774,92 @@ spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
 		state->partitions[p] = BufFileCreateTemp(false);
 		MemoryContextSwitchTo(old);
 	}
-	file_write(state->partitions[p], &hash, sizeof(hash));
-	file_write(state->partitions[p], tuple, tuple->t_len);
+	len = (uint32) buf->len;
+	file_write(state->partitions[p], &len, sizeof(len));
+	file_write(state->partitions[p], buf->data, len);
 	state->spilled_rows++;
-	state->spilled_bytes += sizeof(hash) + tuple->t_len;
-	pfree(tuple);
+	state->spilled_bytes += sizeof(len) + len;
 }
 
-/* the row of a spill file at its position into the spill slot; false at its end */
+static void
+bad_spilled_row(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("anon_dp bounding: invalid row in a temporary file of spilled rows")));
+}
+
+/* the value at *pos of a spilled row of len bytes at data (see append_value) */
+static Datum
+read_value(char *data, uint32 len, uint32 *pos, int16 typlen, bool byval)
+{
+	Datum		value;
+
+	if (!byval)
+		*pos = MAXALIGN(*pos);
+	if (byval || typlen > 0)
+	{
+		if (*pos + typlen > len)
+			bad_spilled_row();
+		if (byval)
+		{
+			Datum		copy = 0;
+
+			memcpy(&copy, data + *pos, typlen);
+			switch (typlen)
+			{
+				case 1:
+					value = CharGetDatum(*(char *) &copy);
+					break;
+				case 2:
+					value = Int16GetDatum(*(int16 *) &copy);
+					break;
+				case 4:
+					value = Int32GetDatum(*(int32 *) &copy);
+					break;
+				default:
+					value = copy;
+					break;
+			}
+		}
+		else
+			value = PointerGetDatum(data + *pos);
+		*pos += typlen;
+		return value;
+	}
+	{
+		uint32		size;
+
+		if (*pos + MAXIMUM_ALIGNOF > len)
+			bad_spilled_row();
+		memcpy(&size, data + *pos, sizeof(size));
+		*pos += MAXIMUM_ALIGNOF;
+		if (size > len - *pos)
+			bad_spilled_row();
+		value = PointerGetDatum(data + *pos);
+		*pos += size;
+		return value;
+	}
+}
+
+/*
+ * The next row of a spill file into the read arrays (the scan's constant
+ * arguments left out) and its user's hash; false at the file's end.
+ */
 static bool
 read_spilled_row(bound_users_state *state, BufFile *file, uint64 *hash)
 {
 	uint32		len;
-	size_t		got = BufFileRead(file, hash, sizeof(*hash));
+	uint32		pos = sizeof(uint64);
+	size_t		got = BufFileRead(file, &len, sizeof(len));
+	int			i;
 
 	if (got == 0)
 		return false;
-	if (got != sizeof(*hash))
-		file_read(file, (char *) hash + got, sizeof(*hash) - got);
-	file_read(file, &len, sizeof(len));
-	if (len < sizeof(len) || len > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("anon_dp bounding: invalid row in a temporary file of spilled rows")));
+	if (got != sizeof(len))
+		file_read(file, (char *) &len + got, sizeof(len) - got);
+	if (len < sizeof(uint64) || len > MaxAllocSize)
+		bad_spilled_row();
 	if (len > state->read_buffer_size)
 	{
 		state->read_buffer = state->read_buffer == NULL ?
@@ -740,9 +867,25 @@ read_spilled_row(bound_users_state *state, BufFile *file, uint64 *hash)
 			repalloc(state->read_buffer, len);
 		state->read_buffer_size = len;
 	}
-	memcpy(state->read_buffer, &len, sizeof(len));
-	file_read(file, state->read_buffer + sizeof(len), len - sizeof(len));
-	ExecStoreMinimalTuple((MinimalTuple) state->read_buffer, state->read_slot, false);
+	file_read(file, state->read_buffer, len);
+	memcpy(hash, state->read_buffer, sizeof(uint64));
+	for (i = 1; i < state->nargs; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(state->args_desc, i - 1);
+
+		state->read_nulls[i - 1] = true;
+		state->read_values[i - 1] = (Datum) 0;
+		if (state->arg_constant[i])
+			continue;
+		if (pos >= len)
+			bad_spilled_row();
+		state->read_nulls[i - 1] = state->read_buffer[pos++] == 0;
+		if (!state->read_nulls[i - 1])
+			state->read_values[i - 1] = read_value(state->read_buffer, len, &pos,
+												   attr->attlen, attr->attbyval);
+	}
+	if (pos != len)
+		bad_spilled_row();
 	return true;
 }
 
@@ -970,8 +1113,7 @@ fill_from_file(bound_users_state *state, spill_batch *batch)
 	{
 		if (++rows % INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
-		slot_getallattrs(state->read_slot);
-		queue_row(state, state->read_slot->tts_values, state->read_slot->tts_isnull, true, hash);
+		queue_row(state, state->read_values, state->read_nulls, true, hash);
 		if (state->nrows == ROW_BATCH)
 			fold_rows(state);
 	}
