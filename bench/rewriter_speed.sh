@@ -166,6 +166,9 @@ PG_VERSION=$(q -At -c "SHOW server_version")
 SHARED_BUFFERS=$(q -At -c "SHOW shared_buffers")
 SB_BYTES=$(q -At -c "SELECT setting::int8 * 8192 FROM pg_settings WHERE name = 'shared_buffers'")
 HASH_MEM_MULT=$(q -At -c "SHOW hash_mem_multiplier")
+# the per-user bounding's executor (PGOPTIONS='-c anon_dp.bounding_node=off' for the hash aggregation)
+BOUNDING_NODE=$(q -At -c "LOAD 'anon_dp'; SHOW anon_dp.bounding_node" 2>/dev/null | tail -1 || echo n/a)
+BATCH_MEMORY=$(q -At -c "LOAD 'anon_dp'; SHOW anon_dp.bounding_batch_memory" 2>/dev/null | tail -1 || echo n/a)
 EXT_VERSION=$(q -At -c "SELECT extversion FROM pg_extension WHERE extname = 'anon_dp'")
 LIB_FILE="$("$PG_BIN/pg_config" --pkglibdir)/anon_dp.so"
 lib_date() { date -u -r "$LIB_FILE" '+%Y-%m-%d %H:%M:%S UTC' 2>/dev/null || echo unknown; }
@@ -554,7 +557,7 @@ header() {	# header <rows>
 	echo "- PostgreSQL $PG_VERSION; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores; memory $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- load average at start: $LOAD_START"
 	echo "- command: bench/rewriter_speed.sh --rows $1 --runs $RUNS --shapes $SHAPES --cu $CU_LIST --work-mem $WORK_MEM$( [ "$PARALLEL" -eq 1 ] && echo " --parallel")$( [ "$USE_CLUSTER" -eq 1 ] && echo " --cluster")${TAG:+ --tag $TAG}"
-	echo "- settings: work_mem = $WORK_MEM (hash_mem_multiplier = $HASH_MEM_MULT), shared_buffers = $SHARED_BUFFERS, jit = off, anon_dp.epsilon = $EPSILON, anon_dp.delta = $DELTA; main comparison serial (max_parallel_workers_per_gather = 0)$( [ "$PARALLEL" -eq 1 ] && echo ", also with 2 workers")"
+	echo "- settings: work_mem = $WORK_MEM (hash_mem_multiplier = $HASH_MEM_MULT), shared_buffers = $SHARED_BUFFERS, jit = off, anon_dp.epsilon = $EPSILON, anon_dp.delta = $DELTA, anon_dp.bounding_node = $BOUNDING_NODE, anon_dp.bounding_batch_memory = $BATCH_MEMORY; main comparison serial (max_parallel_workers_per_gather = 0)$( [ "$PARALLEL" -eq 1 ] && echo ", also with 2 workers")"
 	echo "- table bench_rw(uid bigint, g int, x float8), $USERS users, $PARTITIONS partitions, uid labelled privacy_unit, VACUUM ANALYZEd"
 	echo "- timing: server Execution Time of EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON); one warm-up round, then $RUNS rounds, each running every query once in a new session (order rotated by one query each round); median and min over the rounds$( [ "$CPU_OK" -eq 1 ] && echo "; also the backend's CPU time of the same runs (/proc/<pid>/schedstat), which leaves out waiting for a CPU" || echo "; backend CPU time not measured (the server is not local or /proc/<pid>/schedstat is not readable)")"
 	echo "- tau in (b)'s and (c)'s HAVING: the threshold the anonymized query applies to its noisy user count ($(for c in 1 "${CU_ARR[@]}"; do echo "C_u = $c: ${TAU[$c]}"; done | sort -u | paste -sd';' - | sed 's/;/; /g'); (b) uses C_u = 1's)"
