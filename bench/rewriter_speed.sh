@@ -311,18 +311,21 @@ rows_label() {
 	elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
 	else echo "$n"; fi
 }
-# compact notes from an EXPLAIN ANALYZE text: hash aggregate batches and
-# disk use, sort methods, workers launched
+# compact notes from an EXPLAIN ANALYZE text: batches and disk use of hash
+# aggregates and of the bounding node, sort methods, workers launched
 plan_notes() {
 	awk '
 	/Worker [0-9]+:/ { next }	# per-worker details of parallel nodes
+	/Custom Scan \(AnonDPBoundUsers\)/ { kind = "bounding node" }
+	/HashAggregate/ { kind = "HashAgg" }
 	/Group Key:/ { key = $0; sub(/^ *Group Key: */, "", key); gsub(/[a-z_0-9]+\./, "", key)
 		if (length(key) > 50) key = substr(key, 1, 47) "..." }
 	/Batches:/ {
 		b = $0; sub(/^ *Batches: */, "", b)
 		n = b; sub(/ .*/, "", n); sub(/^[0-9]+ */, "", b); gsub(/  +/, ", ", b)
 		sub(/Memory Usage: /, "mem ", b); sub(/Disk Usage: /, "disk ", b)
-		out = out (out ? "; " : "") "HashAgg (" key "): " n (n == 1 ? " batch, " : " batches, ") b
+		sub(/Rows Spilled: /, "rows spilled ", b)
+		out = out (out ? "; " : "") (kind ? kind : "HashAgg") " (" key "): " n (n == 1 ? " batch, " : " batches, ") b
 	}
 	/Sort Method:/ {
 		s = $0; sub(/^ *Sort Method: */, "", s); gsub(/  +/, ", ", s); sub(/Memory: /, "mem ", s); sub(/Disk: /, "disk ", s)
