@@ -305,7 +305,7 @@ def cancel_runs(dataset, queries, out):
     out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     loops = {"bound": "scan + per-user bounding (transition)",
              "bound-par": "workers' bounding, Finalize combine",
-             "median": "per-user bounding, quantile release",
+             "median": "per-(user, partition) sample, sort fallback, quantile release",
              "rowcap": "reservoir scan, radix sort, sample scan"}
     for name, (settings, sql) in QUERIES.items():
         if name not in queries:
