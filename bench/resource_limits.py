@@ -22,7 +22,15 @@ FORMAT JSON) each aggregation's "Peak Memory Usage", "Disk Usage" and batches
 Cancel latency: statement_timeout set to 10, 30, 50, 70 and 90 % of a
 query's uncancelled duration; latency = the time psql waits for the
 statement (\\timing) minus the timeout.  Also pg_cancel_backend() from a
-second session at 50 %.
+second session at 50 %.  With the server log (ANON_DP_BENCH_LOG, its
+log_line_prefix starting with %m, as resource_limits.sh sets it) each
+latency is split: "served" = from the timeout (or the pg_cancel_backend
+statement) to the ERROR in the log, the time until the backend reached an
+interrupt check; the rest is the abort's cleanup before psql hears back,
+with the MB of temporary files it removed (log_temp_files = 0).
+
+--queries limits both parts to some of the queries; --no-memory skips the
+memory part.
 
 Markdown on stdout.
 """
@@ -181,7 +189,7 @@ def mib(b):
     return "%.1f" % (b / 1048576.0) if b is not None else "n/a"
 
 
-def memory_runs(datasets, work_mems, out):
+def memory_runs(datasets, work_mems, queries, out):
     out.append("## Memory\n")
     out.append("Peak anonymous resident memory (RssAnon) of the backend during the statement minus "
                "its value just before (MiB); \"workers\": the largest peak RssAnon of a parallel worker "
@@ -195,7 +203,7 @@ def memory_runs(datasets, work_mems, out):
         load(rows, users, parts)
         for wm in work_mems:
             for name, (settings, sql) in QUERIES.items():
-                if wm != work_mems[0] and name not in ("bound", "bound-par"):
+                if name not in queries or (wm != work_mems[0] and name not in ("bound", "bound-par")):
                     continue
                 log("  %s, work_mem %s" % (name, wm))
                 s = "SET jit = off; SET work_mem = '%s'; SET anon_dp.epsilon = 1; %s" % (wm, settings)
@@ -210,31 +218,74 @@ def memory_runs(datasets, work_mems, out):
     out.append("")
 
 
+SERVER_LOG = os.environ.get("ANON_DP_BENCH_LOG")
+LOG_SETTINGS = "SET log_statement = 'all'; SET log_temp_files = 0;" if SERVER_LOG else ""
+
+
+def log_offset():
+    return os.path.getsize(SERVER_LOG) if SERVER_LOG else 0
+
+
+def log_stamp(line):
+    return time.mktime(time.strptime(line[:19], "%Y-%m-%d %H:%M:%S")) + float(line[19:23])
+
+
+def served(offset, start_text, timeout_ms):
+    """(ms from the timeout or cancel to the ERROR in the server log, MB of temporary
+    files removed after it), or None without the log"""
+    if not SERVER_LOG:
+        return None
+    with open(SERVER_LOG) as f:
+        f.seek(offset)
+        lines = f.read().splitlines()
+    start = [i for i, l in enumerate(lines) if "statement: " + start_text in l]
+    error = [i for i, l in enumerate(lines) if "canceling statement due to" in l]
+    if not start or not error:
+        return None
+    temp = sum(int(m.group(1)) for l in lines[error[0]:]
+               for m in [re.search(r"temporary file: path .*, size ([0-9]+)", l)] if m)
+    ms = (log_stamp(lines[error[0]]) - log_stamp(lines[start[-1]])) * 1000 - timeout_ms
+    return max(ms, 0.0), temp / 1048576.0
+
+
 def timed(settings, sql, timeout_ms):
-    """seconds psql waits for sql under statement_timeout (0: none); whether it was cancelled"""
-    script = "%s\nSET statement_timeout = %d;\n\\timing on\n%s;\n" % (settings, timeout_ms, sql)
+    """seconds psql waits for sql under statement_timeout (0: none); whether it was
+    cancelled; served() of it"""
+    script = "%s %s\nSET statement_timeout = %d;\n\\timing on\n%s;\n" % (
+        settings, LOG_SETTINGS, timeout_ms, sql)
+    offset = log_offset()
     p = subprocess.run([PSQL, "-X", "-q", "-At"], input=script, capture_output=True, text=True)
     m = re.findall(r"Time: ([0-9.]+) ms", p.stdout + p.stderr)
-    return float(m[-1]) / 1000.0, "canceling statement" in p.stderr
+    return float(m[-1]) / 1000.0, "canceling statement" in p.stderr, served(offset, sql[:40], timeout_ms)
 
 
 def cancelled_by_other_session(settings, sql, after):
     """latency of pg_cancel_backend() sent after `after` seconds"""
     p = subprocess.Popen([PSQL, "-X", "-q", "-At"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, bufsize=1)
-    p.stdin.write(settings + "\nSELECT pg_backend_pid();\n")
+    p.stdin.write(settings + " " + LOG_SETTINGS + "\nSELECT pg_backend_pid();\n")
     p.stdin.flush()
     pid = int(p.stdout.readline().strip())
     p.stdin.write(sql + ";\n")
     p.stdin.close()
     time.sleep(after)
+    offset = log_offset()
     t0 = time.time()
-    psql("SELECT pg_cancel_backend(%d)" % pid)
+    subprocess.run([PSQL, "-X", "-q", "-At", "-c", "SELECT pg_cancel_backend(%d)" % pid],
+                   env=dict(os.environ, PGOPTIONS="-c log_statement=all"), capture_output=True, check=True)
     p.wait()
-    return time.time() - t0, "canceling statement" in p.stderr.read()
+    return (time.time() - t0, "canceling statement" in p.stderr.read(),
+            served(offset, "SELECT pg_cancel_backend", 0))
 
 
-def cancel_runs(dataset, out):
+def latency_cell(ms, split):
+    """psql's latency, and with the server log: served + cleanup (temporary MB)"""
+    if split is None:
+        return "%.0f" % ms
+    return "%.0f = %.0f + %.0f (%.0f MB)" % (ms, split[0], max(ms - split[0], 0.0), split[1])
+
+
+def cancel_runs(dataset, queries, out):
     rows, users, parts = dataset
     log("cancel: loading %d rows, %d users, %d partitions" % (rows, users, parts))
     load(rows, users, parts)
@@ -244,26 +295,34 @@ def cancel_runs(dataset, out):
                "timeout (it includes sending the error back).  \"cancel\": pg_cancel_backend() from a "
                "second session at 50 %%, latency from just before that call (includes starting psql "
                "for it).\n" % (rows, users, parts))
+    if SERVER_LOG:
+        out.append("Each cell: latency = served + cleanup (MB).  Served: from the timeout (or the "
+                   "pg_cancel_backend statement) to the ERROR in the server log (%m timestamps, 1 ms): "
+                   "how long the backend ran before it reached an interrupt check.  Cleanup: the rest, "
+                   "mostly the abort removing the statement's temporary files (MB: their size, "
+                   "log_temp_files) and sending the error.\n")
     out.append("| query | loop interrupted | duration s | 10 % | 30 % | 50 % | 70 % | 90 % | cancel at 50 % | max ms |")
     out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     loops = {"bound": "scan + per-user bounding (transition)",
              "bound-par": "workers' bounding, Finalize combine",
-             "median": "per-user bounding, quantile release",
+             "median": "per-(user, partition) sample, sort fallback, quantile release",
              "rowcap": "reservoir scan, radix sort, sample scan"}
     for name, (settings, sql) in QUERIES.items():
+        if name not in queries:
+            continue
         s = "SET jit = off; SET work_mem = '64MB'; SET anon_dp.epsilon = 1; " + settings
-        full, _ = timed(s, sql, 0)
+        full, _, _ = timed(s, sql, 0)
         lat = []
         cells = []
         for f in (0.1, 0.3, 0.5, 0.7, 0.9):
             t = max(1, int(full * f * 1000))
-            secs, cancelled = timed(s, sql, t)
+            secs, cancelled, split = timed(s, sql, t)
             ms = (secs - t / 1000.0) * 1000
             lat.append(ms if cancelled else None)
-            cells.append("%.0f" % ms if cancelled else "finished (%.1f s)" % secs)
+            cells.append(latency_cell(ms, split) if cancelled else "finished (%.1f s)" % secs)
             log("  %s at %d ms: %s" % (name, t, cells[-1]))
-        c, cancelled = cancelled_by_other_session(s, sql, full * 0.5)
-        cells.append("%.0f" % (c * 1000) if cancelled else "finished")
+        c, cancelled, split = cancelled_by_other_session(s, sql, full * 0.5)
+        cells.append(latency_cell(c * 1000, split) if cancelled else "finished")
         worst = max([x for x in lat if x is not None] + ([c * 1000] if cancelled else []) or [0])
         out.append("| %s | %s | %.1f | %s | %.0f |" % (name, loops[name], full, " | ".join(cells), worst))
     out.append("")
@@ -276,12 +335,19 @@ def main():
     ap.add_argument("--work-mem", default="64MB,4MB")
     ap.add_argument("--cancel-dataset", default="10000000:100000:1000")
     ap.add_argument("--no-cancel", action="store_true")
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--queries", default=",".join(QUERIES), help="some of " + ",".join(QUERIES))
     args = ap.parse_args()
     datasets = [tuple(int(x) for x in d.split(":")) for d in args.datasets.split(",") if d]
+    queries = args.queries.split(",")
+    unknown = [q for q in queries if q not in QUERIES]
+    if unknown:
+        ap.error("unknown queries: %s" % ", ".join(unknown))
     out = []
-    memory_runs(datasets, args.work_mem.split(","), out)
+    if not args.no_memory:
+        memory_runs(datasets, args.work_mem.split(","), queries, out)
     if not args.no_cancel:
-        cancel_runs(tuple(int(x) for x in args.cancel_dataset.split(":")), out)
+        cancel_runs(tuple(int(x) for x in args.cancel_dataset.split(":")), queries, out)
     psql("DROP TABLE IF EXISTS bench_rl")
     print("\n".join(out))
 

@@ -31,11 +31,14 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 T_START=$(date +%s)
 trap stop_cluster EXIT
 start_cluster
-printf '%s\n' "shared_buffers = '2304MB'" "max_wal_size = '4GB'" "maintenance_work_mem = '1GB'" "jit = off" |
+printf '%s\n' "shared_buffers = '2304MB'" "max_wal_size = '4GB'" "maintenance_work_mem = '1GB'" "jit = off" \
+	"log_line_prefix = '%m [%p] '" |
 	as_pg tee -a "$CLUSTER_DIR/data/postgresql.conf" >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w restart >/dev/null
 pg_psql -c "CREATE EXTENSION anon_dp"
 export PG_BIN PGHOST PGPORT PGUSER PGDATABASE
+# the statements' and errors' times (cancel latency split in served + cleanup)
+export ANON_DP_BENCH_LOG="$CLUSTER_DIR/server.log"
 
 {
 	echo "# anon_dp resource limits: memory per backend and cancel latency"

@@ -34,6 +34,9 @@ extern bool t_failed(void);
 #define REQUIRE(cond, ...) \
 	do { if (!(cond)) { t_fail(__FILE__, __LINE__, __VA_ARGS__); return; } } while (0)
 
+/* calls of the DP core's dp_check_interrupts hook (src/dp/host/dp_host_malloc.c) */
+extern unsigned long dp_host_interrupt_checks;
+
 /* ---- seeded deterministic generator (test_rng.c) ---- */
 
 /* xoshiro256** seeded through splitmix64; its first member is the dp_rng. */

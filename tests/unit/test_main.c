@@ -62,6 +62,7 @@
 	X(quantile_bounds) \
 	X(quantile_memory) \
 	X(quantile_merge) \
+	X(quantile_interrupts) \
 	/* rows per unit of row-level quantiles (test_quantile_rows.c) */ \
 	X(quantile_rows_classes) \
 	X(quantile_rows_add_unit) \

@@ -5,7 +5,10 @@
  * and normal values at epsilon 1, p = 0 and p = 1, that every release lies in
  * [lower, upper] (empty state, tiny epsilon, degenerate bounds), that memory
  * stays bounded by 2 * 65536 slots * 12 bytes however many distinct values
- * arrive, and that merging partial states is exact.
+ * arrive, and that merging partial states is exact.  The loops that copy a
+ * whole table (merging, rehashing when it grows: ~60 ms for a full table of
+ * 1,114,112 cells) call the host's interrupt hook at least once per 65,536
+ * slots (the test binary's hook counts its calls; no clock is read).
  *
  * Tolerances: the tree's noise per node has scale 4 / epsilon = 4 counts
  * against 1e5 rows, and the leaf width is range / 65536, so a correct
@@ -341,4 +344,59 @@ test_quantile_merge(void)
 	dp_quantile_free(&a);
 	dp_quantile_free(&b);
 	dp_quantile_free(&empty);
+}
+
+/* the whole table copied: at least one interrupt check per 65,536 slots */
+void
+test_quantile_interrupts(void)
+{
+	const uint32_t cells = 300000;	/* capacity 2^20 at load factor <= 1/2 */
+	dp_quantile a;
+	dp_quantile b;
+	uint32_t	capacity;
+	uint32_t	cursor = 0;
+	uint32_t	leaf;
+	uint64_t	count;
+	uint64_t	total = 0;
+	unsigned long before;
+	uint32_t	i;
+
+	REQUIRE(dp_quantile_init(&a, 0.0, 1.0, 1.0, 65536) == DP_OK, "init failed");
+	REQUIRE(dp_quantile_init(&b, 0.0, 1.0, 1.0, 65536) == DP_OK, "init failed");
+	for (i = 0; i < cells; i++)
+	{
+		dp_quantile_add_leaf(&a, i * 3, 1);
+		dp_quantile_add_leaf(&b, i * 3, 2);
+	}
+	REQUIRE(a.capacity == (1u << 20) && b.capacity == a.capacity,
+			"capacity %u, not 2^20", a.capacity);
+
+	/* merge into a table holding the same cells: no growth, only the copy */
+	before = dp_host_interrupt_checks;
+	dp_quantile_merge(&b, &a);
+	CHECK(b.capacity == a.capacity, "merge grew the table");
+	CHECK(dp_host_interrupt_checks - before >= (1u << 20) / 65536 - 1,
+		  "merge over 2^20 slots checked for interrupts %lu times, not >= 15",
+		  dp_host_interrupt_checks - before);
+	while (dp_quantile_next(&b, &cursor, &leaf, &count))
+	{
+		CHECK(count == 3 && leaf % 3 == 0, "leaf %u: count %llu after the merge", leaf,
+			  (unsigned long long) count);
+		total += count;
+	}
+	CHECK(total == 3 * (uint64_t) cells, "merged counts sum to %llu", (unsigned long long) total);
+
+	/* the next new cell past load 1/2 rehashes 2^20 old slots */
+	capacity = a.capacity;
+	for (i = 0; a.capacity == capacity; i++)
+	{
+		before = dp_host_interrupt_checks;
+		dp_quantile_add_leaf(&a, i * 3 + 1, 1);
+	}
+	CHECK(a.capacity == 2 * capacity, "capacity %u after growing from %u", a.capacity, capacity);
+	CHECK(dp_host_interrupt_checks - before >= capacity / 65536,
+		  "rehashing %u slots checked for interrupts %lu times, not >= %u", capacity,
+		  dp_host_interrupt_checks - before, capacity / 65536);
+	dp_quantile_free(&a);
+	dp_quantile_free(&b);
 }

@@ -3,7 +3,8 @@
  * (the C test binary and the benchmarks).  The extension provides its own,
  * backed by palloc (src/anon_dp.c); this file is never linked into it.
  * Each program still defines dp_fail itself.  Nothing interrupts them:
- * dp_check_interrupts does nothing.
+ * dp_check_interrupts only counts its calls (dp_host_interrupt_checks), so
+ * that the tests can see that a long loop checks often enough.
  */
 #include <stdlib.h>
 
@@ -35,7 +36,10 @@ dp_mem_free(void *pointer)
 	free(pointer);
 }
 
+unsigned long dp_host_interrupt_checks = 0;
+
 void
 dp_check_interrupts(void)
 {
+	dp_host_interrupt_checks++;
 }
