@@ -153,7 +153,7 @@ def session(settings, statement):
 
 
 def agg_nodes(plan):
-    """(node label, peak kB, disk kB, batches) of every aggregation in a JSON plan"""
+    """(node label, peak kB, disk kB, batches) of every aggregation and bounding node in a JSON plan"""
     found = []
 
     def walk(n):
@@ -166,6 +166,10 @@ def agg_nodes(plan):
                 if "Peak Memory Usage" in w:
                     found.append(("  worker %s" % w.get("Worker Number"), w["Peak Memory Usage"],
                                   w.get("Disk Usage", 0), w.get("HashAgg Batches", 1)))
+        if n.get("Custom Plan Provider") == "AnonDPBoundUsers" and "Memory Usage" in n:
+            # the bounding node (the leader's; its workers report nothing)
+            label = "Bounding node (%s)" % n.get("Group Key", "")[:40]
+            found.append((label, n.get("Memory Usage"), n.get("Disk Usage", 0), n.get("Batches", 1)))
         for c in n.get("Plans", []):
             walk(c)
 
