@@ -40,8 +40,10 @@ extern bool anon_dp_leftover_partition;	/* doc/rewriter.md, leftover partition *
 extern int	anon_dp_noise;		/* ANON_DP_NOISE_* or auto */
 
 /*
- * Speed only: the memory (kB) of the users the per-user bounding's hash
- * aggregation holds at once; 0: as PostgreSQL sizes it (bounding_batches.c).
+ * Speed only (bounding_plan.c): whether the per-user bounding runs in
+ * anon_dp's own executor node (src/bound/bound_users_node.c); else the
+ * memory (kB) of the users its hash aggregation holds at once, 0: as
+ * PostgreSQL sizes it.
  */
 extern int	anon_dp_bounding_batch_memory;
 extern bool anon_dp_bounding_node;
