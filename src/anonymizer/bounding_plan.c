@@ -64,25 +64,20 @@ count_agg_calls(Node *node, agg_calls *calls)
 /*
  * Raise the Agg node's transitionSpace so that hash_mem / (estimated entry
  * size) is the number of groups of the planner's estimate that fit in the
- * batch memory.
+ * batch memory; naggs: the node's Aggref calls.
  */
 static void
-size_agg_batches(Agg *agg, Size batch_memory)
+size_agg_batches(Agg *agg, int naggs, Size batch_memory)
 {
-	agg_calls	calls = {0, false};
 	Size		hash_mem = get_hash_memory_limit();
 	Size		entry;
 	Size		groups;
 	Size		wanted;
 
-	if (agg->aggstrategy != AGG_HASHED && agg->aggstrategy != AGG_MIXED)
+	if ((agg->aggstrategy != AGG_HASHED && agg->aggstrategy != AGG_MIXED) ||
+		outerPlan(agg) == NULL || batch_memory >= hash_mem)
 		return;
-	count_agg_calls((Node *) agg->plan.targetlist, &calls);
-	count_agg_calls((Node *) agg->plan.qual, &calls);
-	if (outerPlan(agg) == NULL || batch_memory >= hash_mem)
-		return;
-	entry = hash_agg_entry_size(calls.count, outerPlan(agg)->plan_width,
-								agg->transitionSpace);
+	entry = hash_agg_entry_size(naggs, outerPlan(agg)->plan_width, agg->transitionSpace);
 	groups = Max(batch_memory / entry, 1);
 	wanted = hash_mem / groups;
 	if (wanted > entry)
@@ -121,7 +116,7 @@ finish_agg(Agg *agg, bounding_choice *choice)
 	if (choice->node && (node = bound_users_replace_agg(agg)) != NULL)
 		return node;
 	if (choice->batch_memory > 0)
-		size_agg_batches(agg, choice->batch_memory);
+		size_agg_batches(agg, calls.count, choice->batch_memory);
 	return (Plan *) agg;
 }
 

@@ -39,6 +39,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/tupmacs.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
@@ -102,8 +103,7 @@ typedef struct bound_users_state
 	int			nargs;			/* numbered as the transition function's: 1 .. nargs - 1 */
 	Oid		   *argtypes;
 	Oid		   *collations;
-	TupleDesc	args_desc;		/* arguments 1 .. nargs - 1, as spilled */
-	bool	   *arg_byval;
+	TupleDesc	args_desc;		/* arguments 1 .. nargs - 1: types, lengths */
 	bool	   *arg_constant;	/* a Const or a Param: one value for the whole scan */
 	bool		constants_taken;
 	NullableDatum *constants;
@@ -119,8 +119,6 @@ typedef struct bound_users_state
 	FmgrInfo	uid_eq;
 	Oid			uid_collation;
 	bool		uid_bitwise;	/* equal exactly when the datums are */
-	bool		uid_byval;
-	int16		uid_typlen;
 
 	/* the table of the current batch */
 	MemoryContext table_context;	/* index and chunks */
@@ -415,29 +413,20 @@ init_arguments(bound_users_state *state, CustomScan *cscan, EState *estate)
 	state->nargs = list_length(aggref->args) + 1;
 	state->argtypes = palloc0(sizeof(Oid) * state->nargs);
 	state->collations = palloc0(sizeof(Oid) * state->nargs);
+	state->arg_constant = palloc0(sizeof(bool) * state->nargs);
+	state->constants = palloc0(sizeof(NullableDatum) * state->nargs);
 	foreach(lc, aggref->args)
 	{
-		TargetEntry *arg = (TargetEntry *) lfirst(lc);
+		Expr	   *expr = ((TargetEntry *) lfirst(lc))->expr;
 
 		i++;
-		state->argtypes[i] = exprType((Node *) arg->expr);
-		state->collations[i] = exprCollation((Node *) arg->expr);
-		args = lappend(args, makeTargetEntry(arg->expr, i, NULL, false));
+		state->argtypes[i] = exprType((Node *) expr);
+		state->collations[i] = exprCollation((Node *) expr);
+		state->arg_constant[i] = IsA(expr, Const) || IsA(expr, Param);
+		args = lappend(args, makeTargetEntry(expr, i, NULL, false));
 	}
 	desc = ExecTypeFromTL(args);
 	state->args_desc = desc;
-	state->arg_byval = palloc0(sizeof(bool) * state->nargs);
-	state->arg_constant = palloc0(sizeof(bool) * state->nargs);
-	state->constants = palloc0(sizeof(NullableDatum) * state->nargs);
-	i = 0;
-	foreach(lc, aggref->args)
-	{
-		Node	   *expr = (Node *) ((TargetEntry *) lfirst(lc))->expr;
-
-		i++;
-		state->arg_byval[i] = TupleDescAttr(desc, i - 1)->attbyval;
-		state->arg_constant[i] = IsA(expr, Const) || IsA(expr, Param);
-	}
 	state->rows = palloc0(sizeof(NullableDatum) * state->nargs * ROW_BATCH);
 	state->args_econtext = CreateExprContext(estate);
 	state->args_projection =
@@ -453,7 +442,6 @@ init_uid_equality(bound_users_state *state, CustomScan *cscan)
 
 	fmgr_info(get_opcode(private_oid(cscan, 0)), &state->uid_eq);
 	state->uid_collation = private_oid(cscan, 1);
-	get_typlenbyval(type, &state->uid_typlen, &state->uid_byval);
 	state->uid_bitwise = type == INT8OID || type == INT4OID || type == INT2OID || type == OIDOID;
 }
 
@@ -481,17 +469,40 @@ begin_bound_users(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- the table ---- */
 
+/* the position of entry n in its chunk (0: it starts a chunk) */
+static inline uint64
+chunk_position(bound_users_state *state, uint64 n)
+{
+	return n & ((UINT64CONST(1) << state->chunk_shift) - 1);
+}
+
 static user_entry *
 entry_at(bound_users_state *state, uint64 n)
 {
 	return (user_entry *) (state->chunks[n >> state->chunk_shift] +
-						   (n & ((UINT64CONST(1) << state->chunk_shift) - 1)) * state->entry_size);
+						   chunk_position(state, n) * state->entry_size);
 }
 
 static inline uint32
 hash_tag(uint64 hash)
 {
 	return (uint32) (hash >> 20);
+}
+
+/* type, length and passing of argument i (1 .. nargs - 1) */
+static inline Form_pg_attribute
+argument_attr(bound_users_state *state, int i)
+{
+	return TupleDescAttr(state->args_desc, i - 1);
+}
+
+/* value of argument i copied into the current memory context, unless passed by value */
+static Datum
+argument_copy(bound_users_state *state, int i, Datum value)
+{
+	Form_pg_attribute attr = argument_attr(state, i);
+
+	return attr->attbyval ? value : datumCopy(value, false, attr->attlen);
 }
 
 static bool
@@ -579,7 +590,7 @@ table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
 	uint64		n = state->used;
 	user_entry *entry;
 
-	if ((n & ((UINT64CONST(1) << state->chunk_shift) - 1)) == 0)
+	if (chunk_position(state, n) == 0)
 	{
 		int			chunk = (int) (n >> state->chunk_shift);
 
@@ -599,13 +610,10 @@ table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
 	}
 	entry = entry_at(state, n);
 	entry->hash = hash;
-	if (state->uid_byval)
-		entry->uid = uid;
-	else
 	{
 		MemoryContext old = MemoryContextSwitchTo(state->state_context);
 
-		entry->uid = datumCopy(uid, false, state->uid_typlen);
+		entry->uid = argument_copy(state, BOUND_ARG_UID, uid);
 		MemoryContextSwitchTo(old);
 	}
 	bound_state_init(state->layout, ENTRY_STATE(entry), hash);
@@ -648,7 +656,7 @@ insert_cost(bound_users_state *state)
 {
 	Size		cost = 2 * state->entry_size;
 
-	if ((state->used & ((UINT64CONST(1) << state->chunk_shift) - 1)) == 0)
+	if (chunk_position(state, state->used) == 0)
 		cost += state->entry_size << state->chunk_shift;
 	if ((state->used + 1) * 2 > state->index_size)
 		cost += sizeof(uint64) * state->index_size * 2;
@@ -673,12 +681,6 @@ must_spill(bound_users_state *state)
 }
 
 static void
-file_write(BufFile *file, const void *data, size_t size)
-{
-	BufFileWrite(file, (void *) data, size);
-}
-
-static void
 file_read(BufFile *file, void *data, size_t size)
 {
 	if (BufFileRead(file, data, size) != size)
@@ -700,30 +702,10 @@ append_value(StringInfo buf, Datum value, int16 typlen, bool byval)
 {
 	if (byval)
 	{
-		union
-		{
-			char		c;
-			int16		s;
-			int32		i;
-			Datum		d;
-		}			v;
+		Datum		bytes;			/* aligned for any pass-by-value type */
 
-		switch (typlen)
-		{
-			case 1:
-				v.c = DatumGetChar(value);
-				break;
-			case 2:
-				v.s = DatumGetInt16(value);
-				break;
-			case 4:
-				v.i = DatumGetInt32(value);
-				break;
-			default:
-				v.d = value;
-				break;
-		}
-		appendBinaryStringInfo(buf, (char *) &v, typlen);
+		store_att_byval(&bytes, value, typlen);
+		appendBinaryStringInfo(buf, (char *) &bytes, typlen);
 		return;
 	}
 	while (buf->len % MAXIMUM_ALIGNOF != 0)
@@ -758,7 +740,7 @@ spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
 	appendBinaryStringInfo(buf, (char *) &hash, sizeof(hash));
 	for (i = 1; i < state->nargs; i++)
 	{
-		Form_pg_attribute attr = TupleDescAttr(state->args_desc, i - 1);
+		Form_pg_attribute attr = argument_attr(state, i);
 
 		if (state->arg_constant[i])
 			continue;
@@ -775,8 +757,8 @@ spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
 		MemoryContextSwitchTo(old);
 	}
 	len = (uint32) buf->len;
-	file_write(state->partitions[p], &len, sizeof(len));
-	file_write(state->partitions[p], buf->data, len);
+	BufFileWrite(state->partitions[p], &len, sizeof(len));
+	BufFileWrite(state->partitions[p], buf->data, len);
 	state->spilled_rows++;
 	state->spilled_bytes += sizeof(len) + len;
 }
@@ -803,24 +785,10 @@ read_value(char *data, uint32 len, uint32 *pos, int16 typlen, bool byval)
 			bad_spilled_row();
 		if (byval)
 		{
-			Datum		copy = 0;
+			Datum		bytes;		/* aligned for any pass-by-value type */
 
-			memcpy(&copy, data + *pos, typlen);
-			switch (typlen)
-			{
-				case 1:
-					value = CharGetDatum(*(char *) &copy);
-					break;
-				case 2:
-					value = Int16GetDatum(*(int16 *) &copy);
-					break;
-				case 4:
-					value = Int32GetDatum(*(int32 *) &copy);
-					break;
-				default:
-					value = copy;
-					break;
-			}
+			memcpy(&bytes, data + *pos, typlen);
+			value = fetch_att(&bytes, true, typlen);
 		}
 		else
 			value = PointerGetDatum(data + *pos);
@@ -871,7 +839,7 @@ read_spilled_row(bound_users_state *state, BufFile *file, uint64 *hash)
 	memcpy(hash, state->read_buffer, sizeof(uint64));
 	for (i = 1; i < state->nargs; i++)
 	{
-		Form_pg_attribute attr = TupleDescAttr(state->args_desc, i - 1);
+		Form_pg_attribute attr = argument_attr(state, i);
 
 		state->read_nulls[i - 1] = true;
 		state->read_values[i - 1] = (Datum) 0;
@@ -898,6 +866,7 @@ queue_partitions(bound_users_state *state)
 	for (p = 0; p < SPILL_MAX_PARTITIONS; p++)
 	{
 		spill_batch *batch;
+		MemoryContext old;
 
 		if (state->partitions[p] == NULL)
 			continue;
@@ -905,15 +874,12 @@ queue_partitions(bound_users_state *state)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("anon_dp bounding: could not rewind a temporary file of spilled rows")));
-		batch = MemoryContextAlloc(GetMemoryChunkContext(state), sizeof(spill_batch));
+		old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
+		batch = palloc(sizeof(spill_batch));
 		batch->file = state->partitions[p];
 		batch->level = state->level + 1;
-		{
-			MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
-
-			state->pending = lappend(state->pending, batch);
-			MemoryContextSwitchTo(old);
-		}
+		state->pending = lappend(state->pending, batch);
+		MemoryContextSwitchTo(old);
 		state->partitions[p] = NULL;
 	}
 }
@@ -948,11 +914,11 @@ take_constants(bound_users_state *state, const NullableDatum *args)
 		if (!state->arg_constant[i])
 			continue;
 		if (state->constants[i].value != (Datum) 0 && !state->constants[i].isnull &&
-			!state->arg_byval[i])
+			!argument_attr(state, i)->attbyval)
 			pfree(DatumGetPointer(state->constants[i].value));
 		state->constants[i].isnull = args[i].isnull;
-		state->constants[i].value = args[i].isnull || state->arg_byval[i] ? args[i].value :
-			datumCopy(args[i].value, false, TupleDescAttr(state->args_desc, i - 1)->attlen);
+		state->constants[i].value = args[i].isnull ? (Datum) 0 :
+			argument_copy(state, i, args[i].value);
 	}
 	MemoryContextSwitchTo(old);
 	state->constants_taken = true;
@@ -978,8 +944,7 @@ queue_row(bound_users_state *state, const Datum *values, const bool *nulls,
 		else
 		{
 			row[i].isnull = nulls[i - 1];
-			row[i].value = nulls[i - 1] || state->arg_byval[i] ? values[i - 1] :
-				datumCopy(values[i - 1], false, TupleDescAttr(state->args_desc, i - 1)->attlen);
+			row[i].value = nulls[i - 1] ? (Datum) 0 : argument_copy(state, i, values[i - 1]);
 		}
 	}
 	MemoryContextSwitchTo(old);
@@ -1233,6 +1198,13 @@ rescan_bound_users(CustomScanState *node)
 		ExecReScan(child);
 }
 
+/* bytes as EXPLAIN shows them: kB, rounded up */
+static int64
+kilobytes(int64 bytes)
+{
+	return (bytes + 1023) / 1024;
+}
+
 static void
 explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1251,15 +1223,15 @@ explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* one line, as hash aggregation's */
 		appendStringInfoSpaces(es->str, es->indent * 2);
 		appendStringInfo(es->str, "Batches: %d  Memory Usage: " INT64_FORMAT "kB",
-						 state->batches, (int64) ((state->peak_memory + 1023) / 1024));
+						 state->batches, kilobytes((int64) state->peak_memory));
 		if (state->spilled_rows > 0)
 			appendStringInfo(es->str, "  Rows Spilled: " INT64_FORMAT "  Disk Usage: " INT64_FORMAT "kB",
-							 state->spilled_rows, (state->spilled_bytes + 1023) / 1024);
+							 state->spilled_rows, kilobytes(state->spilled_bytes));
 		appendStringInfoChar(es->str, '\n');
 		return;
 	}
 	ExplainPropertyInteger("Batches", NULL, state->batches, es);
-	ExplainPropertyInteger("Memory Usage", "kB", (int64) ((state->peak_memory + 1023) / 1024), es);
+	ExplainPropertyInteger("Memory Usage", "kB", kilobytes((int64) state->peak_memory), es);
 	ExplainPropertyInteger("Rows Spilled", NULL, state->spilled_rows, es);
-	ExplainPropertyInteger("Disk Usage", "kB", (state->spilled_bytes + 1023) / 1024, es);
+	ExplainPropertyInteger("Disk Usage", "kB", kilobytes(state->spilled_bytes), es);
 }

@@ -499,9 +499,9 @@ bound_state_init(bound_layout *layout, void *memory, uint64 uid_hash)
 
 /* a new empty state in context */
 static bound_state *
-state_create(bound_layout *layout, MemoryContext context)
+state_create(bound_layout *layout, MemoryContext context, uint64 uid_hash)
 {
-	return bound_state_init(layout, MemoryContextAlloc(context, bound_state_size(layout)), 0);
+	return bound_state_init(layout, MemoryContextAlloc(context, bound_state_size(layout)), uid_hash);
 }
 
 /* the cells of a new pair, while the state is not full: inline ones first */
@@ -877,14 +877,10 @@ bound_uid_hash(bound_layout *layout, Datum uid)
 static bound_state *
 user_state(FunctionCallInfo fcinfo, bound_layout *layout, MemoryContext context)
 {
-	bound_state *state;
-
 	if (!PG_ARGISNULL(0))
 		return (bound_state *) PG_GETARG_POINTER(0);
 	bound_layout_take_secret(layout, fcinfo->args);
-	state = state_create(layout, context);
-	state->uid_hash = bound_uid_hash(layout, PG_GETARG_DATUM(BOUND_ARG_UID));
-	return state;
+	return state_create(layout, context, bound_uid_hash(layout, PG_GETARG_DATUM(BOUND_ARG_UID)));
 }
 
 /*
@@ -1213,7 +1209,7 @@ anon_dp_bound_partitions_combine(PG_FUNCTION_ARGS)
 	}
 	from = (bound_state *) PG_GETARG_POINTER(1);
 	if (PG_ARGISNULL(0))
-		into = state_create(from->layout, context);
+		into = state_create(from->layout, context, 0);
 	else
 		into = (bound_state *) PG_GETARG_POINTER(0);
 	state_merge(into, from, context);
@@ -1364,7 +1360,7 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
 static bound_state *
 state_read(bound_layout *layout, StringInfo buf)
 {
-	bound_state *state = state_create(layout, CurrentMemoryContext);
+	bound_state *state = state_create(layout, CurrentMemoryContext, 0);
 	int			count = blob_int32(buf);
 	int			p;
 	int			i;

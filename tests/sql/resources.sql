@@ -265,6 +265,37 @@ CREATE TEMP TABLE rs_node_spilled AS
 SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
 SELECT (SELECT count(*) FROM rs_node_spilled) AS partitions,
        NOT EXISTS (SELECT * FROM rs_node_spilled EXCEPT SELECT g, n, s FROM rs_exact_batch) AS exact_results;
+-- an anonymized role chooses the settings that make the node spill (and
+-- turns it off and on): every user still counts once, in one partition
+CREATE ROLE rs_analyst;
+SECURITY LABEL FOR anon_dp ON ROLE rs_analyst IS 'anonymized';
+SET anon_dp.max_epsilon = 1000;
+SELECT anon_dp_set_budget('rs_analyst', 1000000, 1) IS NOT NULL AS budget_set;
+RESET work_mem;
+RESET hash_mem_multiplier;
+RESET enable_sort;
+SET SESSION AUTHORIZATION rs_analyst;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SET enable_sort = off;
+SET anon_dp.epsilon = 1000;
+SELECT anon_dp_access_level();
+SELECT count(*) AS raw_rows FROM rs_batch;
+CREATE TEMP TABLE rs_analyst_node AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+SET anon_dp.bounding_node = off;
+CREATE TEMP TABLE rs_analyst_hash AS
+SELECT g, round(n) AS n, round(s) AS s FROM (SELECT g, ANON_COUNT(*) AS n, ANON_SUM(x, 0, 10) AS s FROM rs_batch GROUP BY g) q;
+RESET SESSION AUTHORIZATION;
+SELECT (SELECT count(*) FROM rs_analyst_node) AS partitions,
+       NOT EXISTS (SELECT * FROM rs_analyst_node EXCEPT SELECT g, n, s FROM rs_exact_batch) AS node_exact,
+       NOT EXISTS (SELECT * FROM rs_analyst_hash EXCEPT SELECT g, n, s FROM rs_exact_batch) AS hash_exact;
+RESET anon_dp.bounding_node;
+RESET anon_dp.max_epsilon;
+DROP TABLE rs_analyst_node, rs_analyst_hash;
+SECURITY LABEL FOR anon_dp ON ROLE rs_analyst IS NULL;
+DROP OWNED BY rs_analyst;
+DROP ROLE rs_analyst;
 RESET enable_sort;
 RESET work_mem;
 RESET hash_mem_multiplier;
