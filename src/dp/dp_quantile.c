@@ -99,20 +99,29 @@ grow(dp_quantile *q)
 	}
 }
 
+/* the slot holding key, or the empty slot where it goes (capacity > 0) */
+static uint32_t
+find_slot(const dp_quantile *q, uint32_t key)
+{
+	uint32_t	i = slot_of(key, q->capacity);
+
+	while (q->keys[i] != 0 && q->keys[i] != key)
+		i = (i + 1) & (q->capacity - 1);
+	return i;
+}
+
 void
 dp_quantile_add_leaf(dp_quantile *q, uint32_t leaf, uint64_t count)
 {
 	uint32_t	key = leaf + 1;
-	uint32_t	i;
+	uint32_t	i = 0;
 
 	if (leaf >= DP_QTREE_CELLS)
 		dp_fail("quantile leaf out of range");
 	if (q->capacity > 0)
 	{
 		/* a cell already present never grows the table */
-		i = slot_of(key, q->capacity);
-		while (q->keys[i] != 0 && q->keys[i] != key)
-			i = (i + 1) & (q->capacity - 1);
+		i = find_slot(q, key);
 		if (q->keys[i] == key)
 		{
 			q->counts[i] += count;
@@ -121,10 +130,10 @@ dp_quantile_add_leaf(dp_quantile *q, uint32_t leaf, uint64_t count)
 	}
 	/* keep the load factor at most 1/2; MAX_SLOTS holds every cell */
 	if (q->capacity == 0 || (2 * (q->used + 1) > q->capacity && q->capacity < MAX_SLOTS))
+	{
 		grow(q);
-	i = slot_of(key, q->capacity);
-	while (q->keys[i] != 0)
-		i = (i + 1) & (q->capacity - 1);
+		i = find_slot(q, key);
+	}
 	q->keys[i] = key;
 	q->counts[i] = count;
 	q->used++;

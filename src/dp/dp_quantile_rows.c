@@ -19,22 +19,6 @@ dp_rows_check(double epsilon, uint32_t max_values)
 }
 
 int
-dp_rows_class(uint32_t position)
-{
-	int			c = 0;
-
-	if (position <= 1)
-		return 0;
-	position--;
-	while (position != 0)
-	{
-		c++;
-		position >>= 1;
-	}
-	return c;					/* ceil(log2(position)) of the original */
-}
-
-int
 dp_rows_bin(uint32_t values)
 {
 	int			b = -1;
@@ -45,6 +29,13 @@ dp_rows_bin(uint32_t values)
 		values >>= 1;
 	}
 	return b < 0 ? 0 : b;		/* floor(log2(values)) */
+}
+
+int
+dp_rows_class(uint32_t position)
+{
+	/* ceil(log2(i)) = floor(log2(i - 1)) + 1 for i >= 2 */
+	return position <= 1 ? 0 : dp_rows_bin(position - 1) + 1;
 }
 
 uint32_t
