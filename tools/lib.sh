@@ -42,8 +42,13 @@ bootstrap() {
 # The cluster runs as $PG_USER: root may not run PostgreSQL.
 if [ "$(id -u)" -eq 0 ]; then PG_USER=postgres; else PG_USER=$(id -un); fi
 
+# Run a command as $PG_USER.  From root it runs in / : the checkout may be
+# anywhere (a clone in /root, mode 700) and $PG_USER may not be able to enter
+# it, so nothing it runs may depend on the current directory or read a file of
+# the checkout by name: pass such files on standard input, or copy them to a
+# directory $PG_USER can read.
 as_pg() {
-	if [ "$(id -un)" = "$PG_USER" ]; then "$@"; else runuser -u "$PG_USER" -- "$@"; fi
+	if [ "$(id -un)" = "$PG_USER" ]; then "$@"; else (cd / && runuser -u "$PG_USER" -- "$@"); fi
 }
 
 CLUSTER_DIR=""
