@@ -1,7 +1,8 @@
 # anon_dp -- PGXS build (doc/architecture.md says what each file does)
 MODULE_big = anon_dp
 EXTENSION = anon_dp
-DATA = sql/anon_dp--0.1.sql
+# every install and upgrade script (doc/versioning.md): sql/anon_dp--V.sql, sql/anon_dp--A--B.sql
+DATA = $(wildcard sql/anon_dp--*.sql)
 PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 
 # the pure C99 core: no PostgreSQL headers
@@ -34,7 +35,9 @@ FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o 
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# the version of the SQL objects this library serves (anon_dp.control)
+ANON_DP_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))anon_dp.control)
+PG_CPPFLAGS = -I$(srcdir)/src -DANON_DP_VERSION='"$(ANON_DP_VERSION)"'
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lcrypto -lm
 
@@ -55,6 +58,9 @@ src/dp/%.o: src/dp/%.c $(wildcard src/dp/*.h)
 	$(CC) -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -Wall -Wextra -Werror=implicit-function-declaration -c $< -o $@
 
 $(OBJS): $(wildcard src/*.h src/dp/*.h src/anonymizer/*.h src/guard/*.h src/bound/*.h src/budget/*.h src/functions/*.h)
+
+# the library's version is compiled in (catalog.c)
+src/catalog.o: anon_dp.control
 
 .PHONY: unit
 unit:

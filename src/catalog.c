@@ -25,6 +25,8 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/builtins.h"
 #include "utils/syscache.h"
 
 #include "anonymizer/anon_kinds.h"
@@ -281,6 +283,37 @@ resolve_known_functions(void)
 	}
 }
 
+/*
+ * The version of the extension's objects in this database
+ * (pg_extension.extversion), palloc'd; NULL when not installed.
+ */
+static char *
+installed_version(Oid extension)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extension));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		datum = heap_getattr(tuple, Anum_pg_extension_extversion,
+										 RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			version = text_to_cstring(DatumGetTextPP(datum));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
 /* the schema the extension's objects live in (pg_extension.extnamespace) */
 static Oid
 extension_schema(Oid extension)
@@ -376,6 +409,21 @@ installed_cache(void)
 				 errmsg("extension \"anon_dp\" is not installed in this database"),
 				 errhint("Run CREATE EXTENSION anon_dp.")));
 	return c;
+}
+
+void
+anon_dp_check_extension_version(void)
+{
+	Oid			extension = installed_cache()->extension;
+	char	   *version = installed_version(extension);
+
+	if (version == NULL || strcmp(version, ANON_DP_VERSION) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("anon_dp's library is version %s, but this database has the extension's objects at version %s",
+						ANON_DP_VERSION, version ? version : "(unknown)"),
+				 errdetail("Anonymization queries run only when the library and the extension's objects are of the same version."),
+				 errhint("Bring the objects up to the library's version: ALTER EXTENSION anon_dp UPDATE (doc/versioning.md).")));
 }
 
 const char *

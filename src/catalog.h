@@ -55,6 +55,13 @@ extern Oid	anon_dp_extension(void);
 extern const char *anon_dp_schema(void);
 
 /*
+ * ERROR unless this database's extension objects are of the library's
+ * version (ANON_DP_VERSION, from anon_dp.control): a library newer than the
+ * objects refuses anonymization until ALTER EXTENSION anon_dp UPDATE.
+ */
+extern void anon_dp_check_extension_version(void);
+
+/*
  * The result type of the ANON_*_CI forms, anon_dp_interval (value, lower,
  * upper double precision), or InvalidOid when the extension is not installed.
  */

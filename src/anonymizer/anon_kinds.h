@@ -1,7 +1,7 @@
 /*
  * anon_kinds.h -- what each ANON_* aggregate is made of.
  *
- * One row per signature of an ANON_* aggregate (sql/anon_dp--0.1.sql).  Every
+ * One row per signature of an ANON_* aggregate (sql/anon_dp--1.0.sql and its upgrade scripts).  Every
  * step of the anonymizer reads this table instead of switching on the kind:
  * the catalog resolves the OIDs of the aggregate and of its building block
  * from it, validation names the call by its display name, the plan groups

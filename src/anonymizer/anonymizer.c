@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "anonymizer/anonymizer.h"
+#include "catalog.h"
 #include "anonymizer/pipeline.h"
 
 void
@@ -31,9 +32,12 @@ anonymizer_collect_plans(List **plans)
 void
 anonymize_statement(Query *statement)
 {
+	List	   *levels = find_anonymization_levels(statement);
 	ListCell   *lc;
 
-	foreach(lc, find_anonymization_levels(statement))
+	if (levels != NIL)
+		anon_dp_check_extension_version();
+	foreach(lc, levels)
 	{
 		anon_level *level = (anon_level *) lfirst(lc);
 		validated_level *valid = validate_anonymization_level(level);

@@ -2,7 +2,7 @@
  * ledger.h -- the privacy ledger, as a backend uses it.
  *
  * Budgets and charges live in two tables of the extension
- * (anon_dp_budgets, anon_dp_ledger; sql/anon_dp--0.1.sql).  A charge must
+ * (anon_dp_budgets, anon_dp_ledger; sql/anon_dp--1.0.sql and its upgrade scripts).  A charge must
  * survive ROLLBACK, errors, a killed backend and a crash, so the charging
  * backend does not write them in its own transaction: it hands the charge
  * to the ledger worker of its database (ledger_worker.c), a background

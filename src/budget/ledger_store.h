@@ -2,7 +2,7 @@
  * ledger_store.h -- the SQL of the privacy ledger: the two tables
  * anon_dp_budgets (one row per role: budget, spent, releases) and
  * anon_dp_ledger (one row per charge, refusal and budget change) of the
- * extension's schema (sql/anon_dp--0.1.sql, doc/budget.md).
+ * extension's schema (sql/anon_dp--1.0.sql and its upgrade scripts, doc/budget.md).
  *
  * Every function runs fixed SQL as the bootstrap superuser with the
  * search_path pinned to pg_catalog, inside the caller's transaction.

@@ -1,4 +1,4 @@
--- anon_dp 0.1: user-level differential privacy for SQL aggregate queries
+-- anon_dp 1.0: user-level differential privacy for SQL aggregate queries
 \echo Use "CREATE EXTENSION anon_dp" to load this file. \quit
 
 --------------------------------------------------------------------------
