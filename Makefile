@@ -41,12 +41,11 @@ PG_CPPFLAGS = -I$(srcdir)/src -DANON_DP_VERSION='"$(ANON_DP_VERSION)"'
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lcrypto -lm
 
-# pg_regress: tests/sql/<suite>.sql against tests/expected/<suite>.out, run by
+# pg_regress: sql/<suite>.sql against expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access aggregates analyst_messages attacks auto_bounds bounding budget clamping errors explain foreign_tables \
 	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
-REGRESS_OPTS = --inputdir=tests --outputdir=tests
 CONTRIB_TESTDB = anon_dp_regression
 
 PG_CONFIG ?= pg_config

@@ -15,7 +15,7 @@ SECURITY LABEL FOR anon_dp ON COLUMN am_visits.uid IS 'privacy_unit';
 
 -- ==== a call without its bounds: the signature in the hint (SQLSTATE 42883, as PostgreSQL's) ====
 -- (ANON_SUM(x) and ANON_AVG(x) over a numeric column choose their bounds
--- automatically: tests/sql/auto_bounds.sql; over another type they are refused)
+-- automatically: sql/auto_bounds.sql; over another type they are refused)
 \set VERBOSITY sqlstate
 SELECT ANON_SUM(pages, 0) FROM am_visits;
 \set VERBOSITY default

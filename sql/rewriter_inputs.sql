@@ -15,6 +15,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
 SET extra_float_digits = 0;
+
 -- 2000 users; user u has (u % 5) + 1 visits (pages 0 .. u % 5), all with one
 -- browser (500 users each); ri_users: one row per user, premium = even id
 CREATE TABLE ri_visits AS
@@ -33,6 +34,7 @@ SECURITY LABEL FOR anon_dp ON COLUMN ri_visits.uid IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON COLUMN ri_users.id IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON COLUMN ri_big.uid IS 'privacy_unit';
 SECURITY LABEL FOR anon_dp ON TABLE ri_browsers IS 'public';
+
 CREATE VIEW ri_v AS SELECT uid, browser, pages FROM ri_visits;
 CREATE VIEW ri_v_renamed AS SELECT uid AS who, browser FROM ri_visits WHERE pages >= 0;
 CREATE VIEW ri_v_v AS SELECT who, browser FROM ri_v_renamed WHERE browser <> 'edge';
@@ -41,231 +43,81 @@ CREATE VIEW ri_v_pub AS SELECT name, vendor FROM ri_browsers;
 CREATE VIEW ri_v_nouid AS SELECT browser, pages FROM ri_visits;
 CREATE VIEW ri_v_badagg AS SELECT browser, count(*) AS n FROM ri_visits GROUP BY browser;
 CREATE VIEW ri_v_limit AS SELECT uid FROM ri_visits ORDER BY uid LIMIT 10;
+
 -- epsilon 10: ANON_COUNT with N = 1 and C_u <= 2 has b <= 0.4, tolerance 10
 SET anon_dp.epsilon = 10;
+
 -- ==== accepted: subqueries in FROM ====
 -- the subquery selects the privacy unit
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT uid, browser FROM ri_visits WHERE pages >= 0) s GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- renamed privacy unit
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT uid AS who, browser FROM ri_visits) s GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- renamed by a column alias list
 SELECT b, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT uid, browser FROM ri_visits) s(who, b) GROUP BY b ORDER BY b;
-    b    | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- quoted identifiers
 SELECT "My Sub".browser, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT uid AS "Who Id", browser FROM ri_visits) "My Sub" GROUP BY "My Sub".browser ORDER BY 1;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- SELECT *, and ORDER BY inside the subquery
 SELECT abs(ANON_COUNT(*) - 800) < 10 AS ok
 FROM (SELECT * FROM ri_visits WHERE pages >= 3 ORDER BY dur) s;
- ok 
-----
- t
-(1 row)
-
 -- nested subqueries
 SELECT b, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT who, b FROM (SELECT uid AS who, browser AS b FROM ri_visits) i WHERE b <> 'edge') o
 GROUP BY b ORDER BY b;
-    b    | ok 
----------+----
- chrome  | t
- firefox | t
- safari  | t
-(3 rows)
-
 -- aggregation inside, grouped by the privacy unit: 6000 visits, at most 5 per
 -- user (b = 5 x 2 / 10 = 1)
 SELECT abs(ANON_SUM(n, 0, 5) - 6000) < 30 AS ok
 FROM (SELECT uid, count(*) AS n FROM ri_visits GROUP BY uid) s;
- ok 
-----
- t
-(1 row)
-
 -- partitions defined by a per-user aggregate: 400 users with each visit count
 SELECT n, abs(ANON_COUNT(*) - 400) < 10 AS ok
 FROM (SELECT uid, count(*) AS n FROM ri_visits GROUP BY uid) s GROUP BY n ORDER BY n;
- n | ok 
----+----
- 1 | t
- 2 | t
- 3 | t
- 4 | t
- 5 | t
-(5 rows)
-
 -- GROUP BY the privacy unit and more, with HAVING: 1200 users reach page 2
 SELECT abs(ANON_COUNT(*) - 1200) < 10 AS ok
 FROM (SELECT uid, browser, max(pages) AS mp FROM ri_visits GROUP BY uid, browser HAVING max(pages) >= 2) s;
- ok 
-----
- t
-(1 row)
-
 -- DISTINCT over columns that include the privacy unit
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok FROM (SELECT DISTINCT uid, browser FROM ri_visits) s;
- ok 
-----
- t
-(1 row)
-
 -- no GROUP BY: one row even when the subquery is empty
 SELECT ANON_COUNT(*) IS NOT NULL AS released FROM (SELECT uid FROM ri_visits WHERE false) s;
- released 
-----------
- t
-(1 row)
 
 -- ==== accepted: WITH queries ====
 WITH s AS (SELECT uid, browser FROM ri_visits)
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok FROM s GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- a WITH query reading an earlier one, renaming the unit
 WITH a AS (SELECT uid, browser FROM ri_visits),
      b AS (SELECT uid AS who, browser FROM a WHERE browser <> 'edge')
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok FROM b GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- firefox | t
- safari  | t
-(3 rows)
-
 WITH a AS MATERIALIZED (SELECT uid, pages FROM ri_visits)
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok FROM a WHERE pages = 4;
- ok 
-----
- t
-(1 row)
-
 -- read through a subquery of the anonymization level
 WITH a AS (SELECT uid, browser FROM ri_visits)
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok FROM (SELECT uid FROM a WHERE browser IN ('edge', 'safari')) s;
- ok 
-----
- t
-(1 row)
-
 -- defined outside the anonymization level
 WITH a AS (SELECT uid, browser FROM ri_visits)
 SELECT count(*) AS partitions, bool_and(abs(n - 500) < 10) AS ok
 FROM (SELECT browser, ANON_COUNT(*) AS n FROM a GROUP BY browser) x;
- partitions | ok 
-------------+----
-          4 | t
-(1 row)
-
 -- read twice, joined on the privacy unit
 WITH a AS (SELECT uid, browser, pages FROM ri_visits)
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok FROM a x JOIN a y ON x.uid = y.uid WHERE y.pages = 4;
- ok 
-----
- t
-(1 row)
-
 -- an anonymization query inside a WITH query: ordinary post-processing outside
 WITH r AS (SELECT browser, ANON_COUNT(*) AS n FROM ri_visits GROUP BY browser)
 SELECT count(*) AS partitions FROM r;
- partitions 
-------------
-          4
-(1 row)
 
 -- ==== accepted: views ====
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok FROM ri_v GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok FROM ri_v_renamed GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- edge    | t
- firefox | t
- safari  | t
-(4 rows)
-
 -- a view over a view
 SELECT browser, abs(ANON_COUNT(*) - 500) < 10 AS ok FROM ri_v_v GROUP BY browser ORDER BY browser;
- browser | ok 
----------+----
- chrome  | t
- firefox | t
- safari  | t
-(3 rows)
-
 -- a view aggregating by the privacy unit
 SELECT abs(ANON_SUM(n, 0, 5) - 6000) < 30 AS ok FROM ri_v_agg;
- ok 
-----
- t
-(1 row)
-
 -- a view joined with a private table on the privacy unit
 SELECT u.premium, abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_v v JOIN ri_users u ON u.id = v.uid GROUP BY u.premium ORDER BY 1;
- premium | ok 
----------+----
- f       | t
- t       | t
-(2 rows)
-
 -- a view over a public table joins freely
 SELECT p.vendor, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM ri_visits v JOIN ri_v_pub p ON p.name = v.browser GROUP BY p.vendor ORDER BY 1;
-  vendor   | ok 
------------+----
- Apple     | t
- Google    | t
- Microsoft | t
- Mozilla   | t
-(4 rows)
 
 -- ==== accepted: set operations (privacy unit in the same column) ====
 -- a user is in one browser and one country partition: C_u = 2 keeps both
@@ -273,296 +125,113 @@ SET anon_dp.max_groups_contributed = 2;
 SELECT k, abs(ANON_COUNT(*) - CASE WHEN k IN ('de', 'fr') THEN 1000 ELSE 500 END) < 10 AS ok
 FROM (SELECT uid, browser AS k FROM ri_visits UNION ALL SELECT id, country FROM ri_users) u
 GROUP BY k ORDER BY k;
-    k    | ok 
----------+----
- chrome  | t
- de      | t
- edge    | t
- firefox | t
- fr      | t
- safari  | t
-(6 rows)
-
 RESET anon_dp.max_groups_contributed;
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok
 FROM (SELECT uid FROM ri_visits UNION SELECT id FROM ri_users) u;
- ok 
-----
- t
-(1 row)
-
 -- users who reach page 3 and are premium: u % 10 in (4, 8)
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok
 FROM (SELECT uid FROM ri_visits WHERE pages >= 3 INTERSECT SELECT id FROM ri_users WHERE premium) u;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid FROM ri_visits EXCEPT SELECT id FROM ri_users WHERE premium) u;
- ok 
-----
- t
-(1 row)
-
 -- nested: (chrome users, all even) UNION ALL (odd users) EXCEPT (even users)
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ((SELECT uid FROM ri_visits WHERE browser = 'chrome' UNION ALL SELECT id FROM ri_users WHERE country = 'fr')
       EXCEPT SELECT id FROM ri_users WHERE premium) u;
- ok 
-----
- t
-(1 row)
-
 -- a set operation in a WITH query
 WITH u AS (SELECT uid, browser AS k FROM ri_visits WHERE browser = 'edge'
            UNION ALL SELECT id, country FROM ri_users WHERE country = 'de')
 SELECT abs(ANON_COUNT(*) - 1500) < 10 AS ok FROM u;
- ok 
-----
- t
-(1 row)
 
 -- ==== accepted: joins ====
 -- private subqueries joined on their privacy units (ON, USING, NATURAL, WHERE)
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid FROM ri_visits) a JOIN (SELECT id FROM ri_users WHERE premium) b ON a.uid = b.id;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid AS id FROM ri_visits) a JOIN ri_users USING (id) WHERE country = 'fr';
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid AS id FROM ri_visits) a NATURAL JOIN ri_users WHERE premium;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid AS who, pages FROM ri_visits) a, ri_users u WHERE a.who = u.id AND u.premium;
- ok 
-----
- t
-(1 row)
-
 -- a subquery, a WITH query and a view chained on the privacy unit
 WITH c AS (SELECT id, premium FROM ri_users)
 SELECT c.premium, abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid FROM ri_visits) s JOIN c ON c.id = s.uid JOIN ri_v v ON v.uid = c.id
 GROUP BY c.premium ORDER BY 1;
- premium | ok 
----------+----
- f       | t
- t       | t
-(2 rows)
-
 -- a table joined with its own per-user aggregate: 400 users with 5 visits
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok
 FROM ri_visits v JOIN (SELECT uid, count(*) AS n FROM ri_visits GROUP BY uid) c ON c.uid = v.uid
 WHERE c.n = 5;
- ok 
-----
- t
-(1 row)
-
 -- public subqueries may use anything (window functions, LIMIT, aggregates)
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v JOIN (SELECT name, row_number() OVER (ORDER BY name) AS r FROM ri_browsers
                        ORDER BY name LIMIT 2) b ON b.name = v.browser;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok
 FROM ri_visits v JOIN (SELECT vendor, min(name) AS name FROM ri_browsers GROUP BY vendor) b ON b.name = v.browser;
- ok 
-----
- t
-(1 row)
-
 -- VALUES lists are public
 SELECT b.r, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM ri_visits v JOIN (VALUES ('chrome', 1), ('edge', 2)) b(name, r) ON b.name = v.browser
 GROUP BY b.r ORDER BY 1;
- r | ok 
----+----
- 1 | t
- 2 | t
-(2 rows)
-
 WITH p(name) AS (VALUES ('firefox'), ('safari'))
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok FROM ri_visits v JOIN p ON p.name = v.browser;
- ok 
-----
- t
-(1 row)
-
 -- a private subquery on the preserved side of an outer join with a public table
 SELECT b.vendor, abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM (SELECT uid, browser FROM ri_visits) s LEFT JOIN ri_browsers b ON b.name = s.browser
 GROUP BY b.vendor ORDER BY 1;
-  vendor   | ok 
------------+----
- Apple     | t
- Google    | t
- Microsoft | t
- Mozilla   | t
-(4 rows)
-
 -- outer joins of private inputs on their privacy units: the unit comes from
 -- the preserved side; null-extended rows (odd users) keep it
 SELECT p.id IS NULL AS not_premium, abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v LEFT JOIN (SELECT id FROM ri_users WHERE premium) p ON v.uid = p.id
 GROUP BY p.id IS NULL ORDER BY 1;
- not_premium | ok 
--------------+----
- f           | t
- t           | t
-(2 rows)
-
 SELECT u.premium, abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_users u RIGHT JOIN ri_v v ON v.uid = u.id GROUP BY u.premium ORDER BY 1;
- premium | ok 
----------+----
- f       | t
- t       | t
-(2 rows)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT v.uid FROM ri_visits v LEFT JOIN ri_users u ON u.id = v.uid WHERE u.premium) s;
- ok 
-----
- t
-(1 row)
 
 -- ==== accepted: expression subqueries over public tables ====
 SELECT abs(ANON_COUNT(*) - 1500) < 10 AS ok
 FROM (SELECT uid, browser FROM ri_visits) s
 WHERE EXISTS (SELECT 1 FROM ri_browsers b WHERE b.name = s.browser AND b.vendor <> 'Apple');
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 500) < 10 AS ok
 FROM ri_visits WHERE browser IN (SELECT name FROM ri_browsers WHERE vendor = 'Google');
- ok 
-----
- t
-(1 row)
-
 -- pages >= 3: 800 users
 SELECT abs(ANON_COUNT(*) - 800) < 10 AS ok
 FROM ri_visits WHERE pages >= (SELECT count(*) FROM ri_browsers) - 1;
- ok 
-----
- t
-(1 row)
-
 -- in ON: Microsoft and Mozilla
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v JOIN ri_browsers b
   ON b.name = v.browser AND b.vendor IN (SELECT vendor FROM ri_browsers WHERE vendor LIKE 'M%');
- ok 
-----
- t
-(1 row)
-
 -- inside a private subquery (WHERE and select list): nb = 1 on each of 6000
 -- rows (b = 10 x 2 / 10 = 2)
 SELECT abs(ANON_SUM(nb, 0, 10) - 6000) < 60 AS ok
 FROM (SELECT uid, (SELECT count(*) FROM ri_browsers) / 4 AS nb FROM ri_visits
       WHERE browser IN (SELECT name FROM ri_browsers)) s;
- ok 
-----
- t
-(1 row)
-
 -- over a VALUES list
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok FROM ri_visits WHERE browser IN (VALUES ('chrome'), ('safari'));
- ok 
-----
- t
-(1 row)
-
 -- LIMIT is post-processing, its subqueries follow the same rule
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok FROM ri_visits LIMIT (SELECT count(*) FROM ri_browsers);
- ok 
-----
- t
-(1 row)
 
 -- ==== accepted: expression subqueries over private data within one user ====
 -- (the subquery equates its privacy unit with the enclosing level's)
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.uid AND u.premium);
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v WHERE NOT EXISTS (SELECT 1 FROM ri_users u WHERE v.uid = u.id AND u.premium);
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM ri_visits v WHERE v.browser IN (SELECT v.browser FROM ri_users u WHERE u.id = v.uid AND u.country = 'fr');
- ok 
-----
- t
-(1 row)
-
 -- a per-user scalar: users whose visit count is 5
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok
 FROM ri_users u WHERE (SELECT count(*) FROM ri_visits v WHERE v.uid = u.id) = 5;
- ok 
-----
- t
-(1 row)
-
 -- through a view, a WITH query, and nested (the inner one correlated too)
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok
 FROM ri_users u WHERE EXISTS (SELECT 1 FROM ri_v w WHERE w.uid = u.id AND w.pages = 4);
- ok 
-----
- t
-(1 row)
-
 WITH c AS (SELECT uid, pages FROM ri_visits)
 SELECT abs(ANON_COUNT(*) - 400) < 10 AS ok FROM ri_users u WHERE EXISTS (SELECT 1 FROM c WHERE c.uid = u.id AND c.pages = 4);
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 200) < 10 AS ok
 FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.uid AND u.premium
                                AND EXISTS (SELECT 1 FROM ri_visits x WHERE x.uid = u.id AND x.pages = 4));
- ok 
-----
- t
-(1 row)
-
 -- inside a private subquery in FROM
 SELECT abs(ANON_COUNT(*) - 1000) < 10 AS ok
 FROM (SELECT uid FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.uid AND u.premium)) s;
- ok 
-----
- t
-(1 row)
 
 -- ==== output column names and types with subquery, WITH and view inputs ====
 CREATE TEMP TABLE ri_shape_sub AS
@@ -571,337 +240,139 @@ FROM (SELECT uid AS who, browser AS b, pages AS p, dur AS d, pages::numeric AS a
 GROUP BY s.b;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'ri_shape_sub'::regclass AND attnum > 0 ORDER BY attnum;
-  attname   |     atttypid     
-------------+------------------
- b          | text
- anon_count | bigint
- pages      | bigint
- anon_avg   | double precision
- amt        | numeric
-(5 rows)
-
 SELECT count(*) AS partitions FROM ri_shape_sub;
- partitions 
-------------
-          4
-(1 row)
-
 CREATE TEMP TABLE ri_shape_cte AS
 WITH c AS (SELECT uid, pages::int8 AS big, dur::real AS r FROM ri_visits)
 SELECT ANON_SUM(big, 0, 4) AS big_sum, ANON_SUM(r, 0, 600) AS real_sum, ANON_MEDIAN(r, 0, 600) FROM c;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'ri_shape_cte'::regclass AND attnum > 0 ORDER BY attnum;
-   attname   |     atttypid     
--------------+------------------
- big_sum     | bigint
- real_sum    | double precision
- anon_median | double precision
-(3 rows)
-
 CREATE TEMP TABLE ri_shape_view AS
 SELECT premium, ANON_COUNT(*) AS users, ANON_COUNT(pages, 5) FROM ri_v v JOIN ri_users u ON u.id = v.uid
 GROUP BY premium;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'ri_shape_view'::regclass AND attnum > 0 ORDER BY attnum;
-  attname   | atttypid 
-------------+----------
- premium    | boolean
- users      | bigint
- anon_count | bigint
-(3 rows)
-
 CREATE TEMP TABLE ri_shape_union AS
 SELECT k, ANON_COUNT(*) FROM (SELECT uid, browser AS k FROM ri_visits UNION ALL SELECT id, country FROM ri_users) u
 GROUP BY k;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'ri_shape_union'::regclass AND attnum > 0 ORDER BY attnum;
-  attname   | atttypid 
-------------+----------
- k          | text
- anon_count | bigint
-(2 rows)
 
 -- ==== refused: what private subqueries, WITH queries and views must do ====
 -- they must select the privacy unit
 SELECT ANON_COUNT(*) FROM (SELECT browser FROM ri_visits) s;
-ERROR:  anonymization query: "s" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "s".
 WITH a AS (SELECT browser FROM ri_visits) SELECT ANON_COUNT(*) FROM a;
-ERROR:  anonymization query: "a" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "a".
 SELECT ANON_COUNT(*) FROM ri_v_nouid;
-ERROR:  anonymization query: "ri_v_nouid" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "ri_v_nouid".
 SELECT ANON_COUNT(*) FROM (SELECT uid + 0 AS uid FROM ri_visits) s;
-ERROR:  anonymization query: "s" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "s".
 -- aggregation must GROUP BY the privacy unit and select it
 SELECT ANON_COUNT(*) FROM (SELECT browser, count(*) AS n FROM ri_visits GROUP BY browser) s;
-ERROR:  anonymization query: aggregation in "s" does not GROUP BY the privacy unit
-HINT:  Add ri_visits.uid to the GROUP BY clause and the select list of "s".
 SELECT ANON_COUNT(*) FROM (SELECT count(*) AS n FROM ri_visits) s;
-ERROR:  anonymization query: aggregation in "s" does not GROUP BY the privacy unit
-HINT:  Add ri_visits.uid to the GROUP BY clause and the select list of "s".
 SELECT ANON_COUNT(*) FROM (SELECT count(*) AS n FROM ri_visits GROUP BY uid) s;
-ERROR:  anonymization query: "s" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "s".
 SELECT ANON_COUNT(*) FROM ri_v_badagg;
-ERROR:  anonymization query: aggregation in "ri_v_badagg" does not GROUP BY the privacy unit
-HINT:  Add ri_visits.uid to the GROUP BY clause and the select list of "ri_v_badagg".
 -- no LIMIT / OFFSET, window functions, set-returning functions, DISTINCT ON,
 -- GROUPING SETS or FOR UPDATE below the anonymization level
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits ORDER BY uid LIMIT 10) s;
-ERROR:  anonymization query: LIMIT / OFFSET in "s" is not allowed below an anonymization query
-HINT:  Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.
 WITH a AS (SELECT uid FROM ri_visits OFFSET 10) SELECT ANON_COUNT(*) FROM a;
-ERROR:  anonymization query: LIMIT / OFFSET in "a" is not allowed below an anonymization query
-HINT:  Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.
 SELECT ANON_COUNT(*) FROM ri_v_limit;
-ERROR:  anonymization query: LIMIT / OFFSET in "ri_v_limit" is not allowed below an anonymization query
-HINT:  Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.
 SELECT ANON_COUNT(*) FROM (SELECT uid, row_number() OVER (PARTITION BY uid) AS r FROM ri_visits) s;
-ERROR:  anonymization query: window functions in "s" are not allowed below an anonymization query
 SELECT ANON_COUNT(*) FROM (SELECT uid, generate_series(1, 2) AS g FROM ri_visits) s;
-ERROR:  anonymization query: set-returning functions in "s" are not allowed below an anonymization query
 SELECT ANON_COUNT(*) FROM (SELECT DISTINCT ON (uid) uid, browser FROM ri_visits) s;
-ERROR:  anonymization query: DISTINCT ON in "s" is not supported below an anonymization query
-HINT:  Use DISTINCT over columns that include the privacy unit.
 SELECT ANON_COUNT(*) FROM (SELECT uid, browser, count(*) FROM ri_visits GROUP BY ROLLUP (uid, browser)) s;
-ERROR:  anonymization query: GROUPING SETS, ROLLUP and CUBE in "s" are not supported
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits FOR UPDATE) s;
-ERROR:  anonymization query: FOR UPDATE / FOR SHARE in "s" is not allowed in an anonymization query
 WITH a AS (SELECT uid FROM ri_visits FOR SHARE) SELECT ANON_COUNT(*) FROM a;
-ERROR:  anonymization query: FOR UPDATE / FOR SHARE in "a" is not allowed in an anonymization query
 -- LATERAL, functions in FROM
 SELECT ANON_COUNT(*) FROM ri_visits v, LATERAL (SELECT v.pages + 1 AS p) l;
-ERROR:  anonymization query: LATERAL "l" is not supported in an anonymization query
-HINT:  Join the tables without LATERAL; unnest(array column) is the one function accepted in FROM.
 SELECT ANON_COUNT(*) FROM ri_visits v, LATERAL generate_series(0, v.pages) g;
-ERROR:  anonymization query: LATERAL "g" is not supported in an anonymization query
-HINT:  Join the tables without LATERAL; unnest(array column) is the one function accepted in FROM.
 SELECT ANON_COUNT(*) FROM ri_visits v, generate_series(1, 2) g;
-ERROR:  anonymization query: a function in FROM ("g") is not supported in an anonymization query
-HINT:  Read labelled tables, subqueries or views over them in FROM; unnest(array) is the one function accepted there.
 SELECT ANON_COUNT(*) FROM ri_visits v, ROWS FROM (generate_series(1, 2)) g;
-ERROR:  anonymization query: a function in FROM ("g") is not supported in an anonymization query
-HINT:  Read labelled tables, subqueries or views over them in FROM; unnest(array) is the one function accepted there.
 SELECT ANON_COUNT(*) FROM (SELECT uid, g FROM ri_visits, generate_series(1, 2) g) s;
-ERROR:  anonymization query: a function in FROM ("g") is not supported in an anonymization query
-HINT:  Read labelled tables, subqueries or views over them in FROM; unnest(array) is the one function accepted there.
 -- recursive and data-modifying WITH queries
 WITH RECURSIVE r AS (SELECT uid FROM ri_visits UNION ALL SELECT uid FROM r WHERE false)
 SELECT ANON_COUNT(*) FROM r;
-ERROR:  anonymization query: recursive WITH query "r" is not allowed in an anonymization query
-HINT:  Rewrite the query without WITH RECURSIVE.
 WITH d AS (DELETE FROM ri_visits WHERE uid = 1 RETURNING uid) SELECT ANON_COUNT(*) FROM d;
-ERROR:  anonymization query: WITH query "d" is not a SELECT
-HINT:  Only SELECT queries may feed an anonymization query.
 WITH i AS (INSERT INTO ri_users VALUES (9999, true, 'de') RETURNING id) SELECT ANON_COUNT(*) FROM i;
-ERROR:  anonymization query: WITH query "i" is not a SELECT
-HINT:  Only SELECT queries may feed an anonymization query.
 SELECT (SELECT count(*) FROM ri_visits WHERE uid = 1) AS user_1_rows,
        (SELECT count(*) FROM ri_users WHERE id = 9999) AS inserted;
- user_1_rows | inserted 
--------------+----------
-           2 |        0
-(1 row)
-
 -- an anonymization query cannot feed another one (subquery, WITH, view, view over it)
 SELECT ANON_COUNT(*) FROM (SELECT uid, ANON_COUNT(*) AS n FROM ri_visits GROUP BY uid) s;
-ERROR:  anonymization query: "s" is itself an anonymization query and cannot feed another one
-HINT:  Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.
 WITH r AS (SELECT browser, ANON_COUNT(*) AS n FROM ri_visits GROUP BY browser) SELECT ANON_SUM(n, 0, 10) FROM r;
-ERROR:  anonymization query: "r" is itself an anonymization query and cannot feed another one
-HINT:  Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.
 CREATE VIEW ri_anon_view AS SELECT browser, ANON_COUNT(*) AS n FROM ri_visits GROUP BY browser;
 CREATE VIEW ri_over_anon_view AS SELECT * FROM ri_anon_view;
 SELECT ANON_COUNT(*) FROM ri_anon_view;
-ERROR:  anonymization query: "ri_anon_view" is itself an anonymization query and cannot feed another one
-HINT:  Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.
 SELECT ANON_COUNT(*) FROM ri_over_anon_view;
-ERROR:  anonymization query: "ri_anon_view" is itself an anonymization query and cannot feed another one
-HINT:  Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.
 -- an unlabelled table inside a subquery; only public inputs
 SELECT ANON_COUNT(*) FROM (SELECT v.uid FROM ri_visits v JOIN ri_unlab x ON x.uid = v.pages) s;
-ERROR:  anonymization query: table "ri_unlab" has no anon_dp label
-DETAIL:  Every table an anonymization query reads must be labelled private (through its privacy unit column) or public.
-HINT:  Write SECURITY LABEL FOR anon_dp ON COLUMN ri_unlab.<user id column> IS 'privacy_unit', or ON TABLE ri_unlab IS 'public' if it holds no personal data.
 SELECT ANON_COUNT(*) FROM (SELECT name FROM ri_browsers) b;
-ERROR:  anonymization query: the query reads no private table
-HINT:  Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.
 SELECT ANON_COUNT(*) FROM (VALUES (1), (2)) t(uid);
-ERROR:  anonymization query: the query reads no private table
-HINT:  Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.
 SELECT ANON_COUNT(*) FROM ri_v_pub;
-ERROR:  anonymization query: the query reads no private table
-HINT:  Label the privacy unit column of the table: SECURITY LABEL FOR anon_dp ON COLUMN t.c IS 'privacy_unit'; over public tables use plain aggregates.
+
 -- ==== refused: set operations ====
 SELECT ANON_COUNT(*) FROM (SELECT uid, pages FROM ri_visits UNION ALL SELECT 5, id FROM ri_users) u;
-ERROR:  anonymization query: the branches of set operation "u" have the privacy unit in different columns (1 and 2)
-HINT:  Select the privacy unit in the same position in every branch of UNION / INTERSECT / EXCEPT.
 SELECT ANON_COUNT(*) FROM (SELECT uid, browser FROM ri_visits UNION ALL SELECT 1, name FROM ri_browsers) u;
-ERROR:  anonymization query: set operation "u" mixes private and public branches
-HINT:  Every branch of the set operation must read private tables and select their privacy unit.
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits UNION ALL VALUES (1)) u;
-ERROR:  anonymization query: set operation "u" mixes private and public branches
-HINT:  Every branch of the set operation must read private tables and select their privacy unit.
 SELECT ANON_COUNT(*) FROM (SELECT uid, browser FROM ri_visits UNION ALL SELECT 1, country FROM ri_users) u;
-ERROR:  anonymization query: "u" does not select the privacy unit
-HINT:  Add ri_users.id to the select list of "u".
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits UNION ALL SELECT id FROM ri_users LIMIT 5) u;
-ERROR:  anonymization query: LIMIT / OFFSET in "u" is not allowed below an anonymization query
-HINT:  Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits UNION ALL (SELECT id FROM ri_users LIMIT 5)) u;
-ERROR:  anonymization query: LIMIT / OFFSET in "u" is not allowed below an anonymization query
-HINT:  Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.
+
 -- ==== refused: joins ====
 SELECT ANON_COUNT(*) FROM (SELECT uid, pages FROM ri_visits) a JOIN (SELECT id FROM ri_users) b ON a.pages = b.id;
-ERROR:  anonymization query: private inputs "a" and "b" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add a.uid = b.id to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits) a JOIN (SELECT id FROM ri_users) b ON a.uid = b.id OR b.id = 1;
-ERROR:  anonymization query: private inputs "a" and "b" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add a.uid = b.id to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits) a, ri_users u;
-ERROR:  anonymization query: private inputs "a" and "ri_users" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add a.uid = u.id to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM ri_visits v JOIN ri_big b ON v.uid = b.uid;
-ERROR:  anonymization query: private inputs "ri_visits" and "ri_big" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add v.uid = b.uid to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM ri_v v JOIN ri_users u ON v.pages = u.id;
-ERROR:  anonymization query: private inputs "ri_v" and "ri_users" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add v.uid = u.id to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM ri_browsers b LEFT JOIN (SELECT uid, browser FROM ri_visits) s ON s.browser = b.name;
-ERROR:  anonymization query: private input "s" is on the nullable side of an outer join
-HINT:  Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).
 SELECT ANON_COUNT(*) FROM (SELECT v.uid FROM ri_browsers b LEFT JOIN ri_visits v ON v.browser = b.name) s;
-ERROR:  anonymization query: private input "ri_visits" is on the nullable side of an outer join
-HINT:  Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).
 WITH a AS (SELECT uid, browser FROM ri_visits) SELECT ANON_COUNT(*) FROM a FULL JOIN ri_browsers b ON b.name = a.browser;
-ERROR:  anonymization query: private input "a" is on the nullable side of an outer join
-HINT:  Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).
 -- outer joins of private inputs: on the privacy units, and with one input
 -- never null-extended or both sides of a FULL JOIN (its unit is COALESCE of
--- theirs: accepted since issue 21, tests/sql/peer_shapes.sql); a subquery must
+-- theirs: accepted since issue 21, sql/peer_shapes.sql); a subquery must
 -- select the preserved side's unit
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok FROM ri_visits v FULL JOIN ri_users u ON v.uid = u.id;
- ok 
-----
- t
-(1 row)
-
 SELECT ANON_COUNT(*) FROM ri_visits v LEFT JOIN ri_users u ON v.pages = u.id;
-ERROR:  anonymization query: private inputs "ri_visits" and "ri_users" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add v.uid = u.id to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM (SELECT u.id FROM ri_visits v LEFT JOIN ri_users u ON v.uid = u.id) s;
-ERROR:  anonymization query: "s" does not select the privacy unit
-HINT:  Add v.uid to the select list of "s".
+
 -- ==== refused: expression subqueries that read private data across users, views or WITH queries ====
 SELECT ANON_COUNT(*) FROM ri_visits WHERE uid IN (SELECT id FROM ri_users);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits WHERE uid IN (SELECT uid FROM ri_unlab);
-ERROR:  anonymization query: table "ri_unlab" has no anon_dp label
-DETAIL:  Every table an anonymization query reads must be labelled private (through its privacy unit column) or public.
-HINT:  Write SECURITY LABEL FOR anon_dp ON COLUMN ri_unlab.<user id column> IS 'privacy_unit', or ON TABLE ri_unlab IS 'public' if it holds no personal data.
 SELECT ANON_COUNT(*) FROM ri_visits WHERE browser IN (SELECT name FROM ri_v_pub);
-ERROR:  anonymization query: a subquery in an expression reads "ri_v_pub", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 WITH p AS (SELECT name FROM ri_browsers) SELECT ANON_COUNT(*) FROM ri_visits WHERE browser IN (SELECT name FROM p);
-ERROR:  anonymization query: a subquery in an expression reads WITH query "p", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v
 WHERE EXISTS (SELECT 1 FROM ri_browsers b WHERE b.name IN (SELECT browser FROM ri_visits));
-ERROR:  anonymization query: a subquery in an expression reads a private table, which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits WHERE browser IN (SELECT a FROM (SELECT browser AS a FROM ri_visits) q);
-ERROR:  anonymization query: "q" does not select the privacy unit
-HINT:  Add ri_visits.uid to the select list of "q".
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits WHERE uid IN (SELECT id FROM ri_users)) s;
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v
 JOIN (SELECT name FROM ri_browsers WHERE name IN (SELECT browser FROM ri_visits)) b ON b.name = v.browser;
-ERROR:  anonymization query: a subquery in an expression reads "ri_visits", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v JOIN ri_browsers b ON b.name = v.browser AND v.uid IN (SELECT id FROM ri_users);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits WHERE pages < (SELECT ANON_COUNT(*) FROM ri_users);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 -- correlated, but not on the privacy unit, inside OR, across types, or
 -- reading private tables not joined on their units
 SELECT ANON_COUNT(*) FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.pages);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.uid OR u.premium);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_big b WHERE b.uid = v.uid);
-ERROR:  anonymization query: a subquery in an expression reads "ri_big", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits v WHERE EXISTS (SELECT 1 FROM ri_users u, ri_big b WHERE u.id = v.uid);
-ERROR:  anonymization query: private inputs "ri_users" and "ri_big" are not joined on their privacy units
-DETAIL:  A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.
-HINT:  Add u.id = b.uid to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).
 SELECT ANON_COUNT(*) FROM ri_visits v WHERE v.uid IN (SELECT u.id FROM ri_users u WHERE u.premium);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 -- the inner subquery of a correlated one reads across users
 SELECT ANON_COUNT(*) FROM ri_visits v
 WHERE EXISTS (SELECT 1 FROM ri_users u WHERE u.id = v.uid AND u.id IN (SELECT uid FROM ri_visits WHERE pages = 4));
-ERROR:  anonymization query: a subquery in an expression reads "ri_visits", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 -- expressions of VALUES lists and TABLESAMPLE arguments are evaluated for all
 -- users at once: subqueries there may read public tables only
 SELECT ANON_COUNT(*) FROM ri_visits v, (VALUES ((SELECT max(uid) FROM ri_visits))) t(x) WHERE v.uid = t.x;
-ERROR:  anonymization query: a subquery in an expression reads "ri_visits", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 WITH t(x) AS (VALUES ((SELECT max(uid) FROM ri_visits))) SELECT ANON_COUNT(*) FROM ri_visits v JOIN t ON v.uid = t.x;
-ERROR:  anonymization query: a subquery in an expression reads "ri_visits", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM ri_visits TABLESAMPLE BERNOULLI ((SELECT count(*) FROM ri_users) / 20);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_visits TABLESAMPLE SYSTEM ((SELECT count(*) FROM ri_users) / 20)) s;
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
+
+
 -- ==== refused: subqueries at the anonymization level itself ====
 SELECT ANON_COUNT(*), (SELECT count(*) FROM ri_browsers) FROM ri_visits;
-ERROR:  anonymization query: subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported
-HINT:  Compute them in an outer query over the anonymized result, or move the condition to WHERE.
 SELECT browser, ANON_COUNT(*) FROM ri_visits GROUP BY browser HAVING (SELECT true);
-ERROR:  anonymization query: subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported
-HINT:  Compute them in an outer query over the anonymized result, or move the condition to WHERE.
--- (accepted: a GROUP BY key over public data, tests/sql/peer_shapes.sql)
+-- (accepted: a GROUP BY key over public data, sql/peer_shapes.sql)
 SELECT count(*) AS keys, bool_and(abs(n - 500) < 10) AS counts_ok
 FROM (SELECT ANON_COUNT(*) AS n FROM ri_visits GROUP BY browser || (SELECT min(vendor) FROM ri_browsers)) s;
- keys | counts_ok 
-------+-----------
-    4 | t
-(1 row)
-
 SELECT browser, ANON_COUNT(*) FROM ri_visits GROUP BY browser ORDER BY (SELECT 1);
-ERROR:  anonymization query: subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported
-HINT:  Compute them in an outer query over the anonymized result, or move the condition to WHERE.
 SELECT ANON_SUM((SELECT 1), 0, 1) FROM ri_visits;
-ERROR:  anonymization query: subqueries in the select list, HAVING or ORDER BY of an anonymization query are not supported
-HINT:  Compute them in an outer query over the anonymized result, or move the condition to WHERE.
 SELECT ANON_COUNT(*) FROM ri_visits LIMIT (SELECT count(*) FROM ri_users);
-ERROR:  anonymization query: a subquery in an expression reads "ri_users", which is not a public table
-HINT:  An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.
 -- a private join with an alias on the join: the unit is named through the alias
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS ok FROM (ri_visits v JOIN ri_users u ON v.uid = u.id) j;
- ok 
-----
- t
-(1 row)
+
 
 -- ==== contribution bounding: a user in 1000 partitions changes at most C_u ====
 -- user 1 is alone in partitions 1..1000; users 2..401 share partition 0.
@@ -946,77 +417,18 @@ BEGIN
   RETURN (SELECT count(DISTINCT p) > cu FROM unnest(parts) p);
 END $$;
 SELECT ri_bounding('SELECT part, ANON_COUNT(*) FROM ri_spread GROUP BY part', 1) AS table_cu_1;
-                   table_cu_1                    
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding('SELECT part, ANON_COUNT(*) FROM ri_spread GROUP BY part', 5) AS table_cu_5;
-                   table_cu_5                    
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding('SELECT p AS part, ANON_COUNT(*) FROM (SELECT uid AS who, part AS p FROM ri_spread) s GROUP BY p', 1) AS subquery_cu_1;
-                  subquery_cu_1                  
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding('SELECT p AS part, ANON_COUNT(*) FROM (SELECT uid AS who, part AS p FROM ri_spread) s GROUP BY p', 5) AS subquery_cu_5;
-                  subquery_cu_5                  
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding('WITH c AS (SELECT uid, part FROM ri_spread) SELECT part, ANON_COUNT(*) FROM c GROUP BY part', 5) AS with_cu_5;
-                    with_cu_5                    
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 -- domain-typed GROUP BY key: the row_number() fallback bounds as well
 SELECT ri_bounding('SELECT part, ANON_COUNT(*) FROM ri_spread_dom GROUP BY part', 1) AS domain_cu_1;
-                   domain_cu_1                   
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding('SELECT part, ANON_COUNT(*) FROM ri_spread_dom GROUP BY part', 5) AS domain_cu_5;
-                   domain_cu_5                   
--------------------------------------------------
- at most C_u: t, shown: t, partition 0 always: t
-(1 row)
-
 SELECT ri_bounding_fresh('SELECT part, ANON_COUNT(*) FROM ri_spread GROUP BY part', 1) AS fresh_choice_cu_1;
- fresh_choice_cu_1 
--------------------
- t
-(1 row)
-
 SELECT ri_bounding_fresh('SELECT p AS part, ANON_COUNT(*) FROM (SELECT uid, part AS p FROM ri_spread) s GROUP BY p', 5) AS fresh_choice_cu_5;
- fresh_choice_cu_5 
--------------------
- t
-(1 row)
-
 SELECT ri_bounding_fresh('SELECT part, ANON_COUNT(*) FROM ri_spread_dom GROUP BY part', 1) AS fresh_choice_domain;
- fresh_choice_domain 
----------------------
- t
-(1 row)
-
 SHOW anon_dp.max_groups_contributed;
- anon_dp.max_groups_contributed 
---------------------------------
- 1
-(1 row)
-
 SHOW anon_dp.delta;
- anon_dp.delta 
----------------
- 1e-05
-(1 row)
 
 -- the kept rows stay whole: every user is in partitions g = 1..10 with value
 -- 10 g, and a second key 2 g.  C_u = 3 keeps 3 of each user's 10 rows, so
@@ -1029,26 +441,12 @@ SECURITY LABEL FOR anon_dp ON COLUMN ri_multi.uid IS 'privacy_unit';
 SET anon_dp.max_groups_contributed = 3;
 SELECT count(*) AS partitions, bool_and(abs(a - 10 * g) < 5) AS values_aligned, bool_and(abs(n - 600) < 130) AS uniform
 FROM (SELECT g, ANON_AVG(val, 0, 100) AS a, ANON_COUNT(*) AS n FROM ri_multi GROUP BY g) s;
- partitions | values_aligned | uniform 
-------------+----------------+---------
-         10 | t              | t
-(1 row)
-
 SELECT count(*) AS partitions, bool_and(g2 = 2 * g) AS keys_aligned
 FROM (SELECT g, g2, ANON_COUNT(*) FROM ri_multi GROUP BY g, g2) s;
- partitions | keys_aligned 
-------------+--------------
-         10 | t
-(1 row)
-
 SELECT count(*) AS partitions, bool_and(abs(a - 10 * k) < 5) AS values_aligned
 FROM (SELECT k, ANON_AVG(v, 0, 100) AS a FROM (SELECT uid, g AS k, val AS v FROM ri_multi) s GROUP BY k) r;
- partitions | values_aligned 
-------------+----------------
-         10 | t
-(1 row)
-
 RESET anon_dp.max_groups_contributed;
+
 -- ==== anon_dp_pick ====
 -- uniform: each of 10 values is kept with probability 3/10 in 20000 groups
 -- (mean 6000, std 64.8, tolerance 6 std); every array has 3 distinct values
@@ -1058,27 +456,8 @@ FROM generate_series(1, 20000) run, generate_series(1, 10) g GROUP BY run;
 SELECT count(*) AS groups,
        bool_and(cardinality(kept) = 3 AND (SELECT count(DISTINCT x) FROM unnest(kept) x) = 3) AS three_distinct
 FROM ri_picks;
- groups | three_distinct 
---------+----------------
-  20000 | t
-(1 row)
-
 SELECT g, abs(count(*) - 6000) < 389 AS uniform
 FROM (SELECT unnest(kept) AS g FROM ri_picks) s GROUP BY g ORDER BY g;
- g  | uniform 
-----+---------
-  1 | t
-  2 | t
-  3 | t
-  4 | t
-  5 | t
-  6 | t
-  7 | t
-  8 | t
-  9 | t
- 10 | t
-(10 rows)
-
 -- same keys, same rows in the same positions
 SELECT count(*) AS groups, bool_and(b = ARRAY(SELECT x * 10 FROM unnest(a) WITH ORDINALITY t(x, i) ORDER BY i)) AS aligned,
        bool_and(c = ARRAY(SELECT 'v' || x FROM unnest(a) WITH ORDINALITY t(x, i) ORDER BY i)) AS aligned_text
@@ -1086,46 +465,20 @@ FROM (SELECT run, anon_dp_pick(k, g, 3) AS a, anon_dp_pick(k, g * 10, 3) AS b, a
       FROM (SELECT run, g, anon_dp_random_key() AS k
             FROM generate_series(1, 2000) run, generate_series(1, 10) g OFFSET 0) r
       GROUP BY run) s;
- groups | aligned | aligned_text 
---------+---------+--------------
-   2000 | t       | t
-(1 row)
-
 -- deterministic given its keys: the rows with the smallest keys, NULL values kept
 SELECT ARRAY(SELECT x FROM unnest(anon_dp_pick(k, v, 2)) x ORDER BY x) AS two_smallest,
        ARRAY(SELECT x FROM unnest(anon_dp_pick(k, v, 3)) x ORDER BY x NULLS LAST) AS three_smallest,
        cardinality(anon_dp_pick(k, v, 10)) AS all_rows
 FROM (VALUES (5, 'a'), (1, 'b'), (3, NULL), (2, 'd')) t(k, v);
- two_smallest | three_smallest | all_rows 
---------------+----------------+----------
- {b,d}        | {b,d,NULL}     |        4
-(1 row)
-
 -- keys compare as bigint (negative keys first)
 SELECT ARRAY(SELECT x FROM unnest(anon_dp_pick(k, v, 2)) x ORDER BY x) AS two_smallest
 FROM (VALUES (-5, 'a'), (1, 'b'), (-3, 'c'), (0, 'd')) t(k, v);
- two_smallest 
---------------
- {a,c}
-(1 row)
-
 SELECT anon_dp_pick(k, v, 1) IS NULL AS empty_group FROM (VALUES (1, 'a')) t(k, v) WHERE false;
- empty_group 
--------------
- t
-(1 row)
-
 SELECT anon_dp_pick(1, 1, NULL);
-ERROR:  anon_dp_pick: the number of rows to keep must not be NULL
-HINT:  Pass a positive constant, for example 1.
 SELECT anon_dp_pick(1, 1, 0);
-ERROR:  anon_dp_pick: the number of rows to keep must be between 1 and 1000000, not 0
-HINT:  Set anon_dp.max_groups_contributed to a value in that range.
 SELECT anon_dp_pick(1, 1, 1000001);
-ERROR:  anon_dp_pick: the number of rows to keep must be between 1 and 1000000, not 1000001
-HINT:  Set anon_dp.max_groups_contributed to a value in that range.
 SELECT anon_dp_pick(NULL, 1, 1);
-ERROR:  anon_dp_pick: the random key must not be NULL
+
 -- ==== fallback for GROUP BY keys without a usable array type ====
 CREATE FUNCTION ri_plan_has(query text, pattern text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE line text;
@@ -1139,72 +492,24 @@ CREATE DOMAIN ri_label AS text CHECK (VALUE <> '');
 CREATE TABLE ri_dom AS SELECT u AS uid, ((ARRAY['a', 'b'])[1 + u % 2])::ri_label AS lab FROM generate_series(1, 2000) u;
 SECURITY LABEL FOR anon_dp ON COLUMN ri_dom.uid IS 'privacy_unit';
 SELECT lab, abs(ANON_COUNT(*) - 1000) < 10 AS ok FROM ri_dom GROUP BY lab ORDER BY lab;
- lab | ok 
------+----
- a   | t
- b   | t
-(2 rows)
-
 SELECT ri_plan_has('SELECT lab, ANON_COUNT(*) FROM ri_dom GROUP BY lab', 'WindowAgg') AS domain_uses_row_number,
        NOT ri_plan_has('SELECT lab, ANON_COUNT(*) FROM ri_dom GROUP BY lab', 'anon_dp_pick') AS domain_avoids_pick,
        ri_plan_has('SELECT lab::text, ANON_COUNT(*) FROM ri_dom GROUP BY lab::text', 'anon_dp_bound_partitions') AS text_uses_one_pass;
- domain_uses_row_number | domain_avoids_pick | text_uses_one_pass 
-------------------------+--------------------+--------------------
- t                      | t                  | t
-(1 row)
-
 -- a key type without a hash function (money) goes through anon_dp_pick (the
 -- one-pass plan draws its key in an InitPlan)
 SELECT NOT ri_plan_has('SELECT (uid % 2)::money, ANON_COUNT(*) FROM ri_dom GROUP BY (uid % 2)::money', 'InitPlan') AS money_avoids_one_pass,
        (SELECT bool_and(abs(n - 1000) < 10) FROM (SELECT (uid % 2)::numeric::money AS m, ANON_COUNT(*) AS n FROM ri_dom GROUP BY 1) s) AS money_ok;
- money_avoids_one_pass | money_ok 
------------------------+----------
- t                     | t
-(1 row)
-
 -- the output keeps the domain type, through a subquery too
 CREATE TEMP TABLE ri_dom_out AS SELECT lab, ANON_COUNT(*) FROM ri_dom GROUP BY lab;
 SELECT attname, atttypid::regtype FROM pg_attribute
 WHERE attrelid = 'ri_dom_out'::regclass AND attnum > 0 ORDER BY attnum;
-  attname   | atttypid 
-------------+----------
- lab        | ri_label
- anon_count | bigint
-(2 rows)
-
 SELECT pg_typeof(l) AS type, abs(n - 1000) < 10 AS ok
 FROM (SELECT l, ANON_COUNT(*) AS n FROM (SELECT uid, lab AS l FROM ri_dom) s GROUP BY l) r ORDER BY l;
-   type   | ok 
-----------+----
- ri_label | t
- ri_label | t
-(2 rows)
-
 -- array-typed keys (no array of arrays) use the fallback; composite keys the pick
 SELECT ARRAY[uid % 2] AS a, abs(ANON_COUNT(*) - 1000) < 10 AS ok FROM ri_dom GROUP BY ARRAY[uid % 2] ORDER BY 1;
-  a  | ok 
------+----
- {0} | t
- {1} | t
-(2 rows)
-
 SELECT ri_plan_has('SELECT ARRAY[uid % 2], ANON_COUNT(*) FROM ri_dom GROUP BY ARRAY[uid % 2]', 'WindowAgg') AS array_uses_row_number;
- array_uses_row_number 
------------------------
- t
-(1 row)
-
 SELECT ROW(lab::text, uid % 3) AS r, abs(ANON_COUNT(*) - 333) < 10 AS ok
 FROM ri_dom GROUP BY ROW(lab::text, uid % 3) ORDER BY 1;
-   r   | ok 
--------+----
- (a,0) | t
- (a,1) | t
- (a,2) | t
- (b,0) | t
- (b,1) | t
- (b,2) | t
-(6 rows)
 
 -- ==== TABLESAMPLE anon_reservoir(n) ====
 -- unit u has 1 + u % 12 rows; 7 rows without a unit belong to no unit and
@@ -1230,72 +535,27 @@ BEGIN
                 units, exact, genuine, unitless);
 END $$;
 SELECT ri_exact(5) AS n_5;
-                                     n_5                                      
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 SELECT ri_exact(1) AS n_1;
-                                     n_1                                      
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 SELECT ri_exact(12) AS n_12;
-                                     n_12                                     
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 SELECT ri_exact(1000) AS n_1000;
-                                    n_1000                                    
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 SELECT ri_exact(1000000) AS n_max;
-                                    n_max                                     
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 SELECT count(*) AS units, bool_and(kept = least(2, 1 + substr(handle, 6)::int % 4)) AS exact_text_units
 FROM (SELECT handle, count(*) AS kept FROM ri_res_text TABLESAMPLE anon_reservoir(2) GROUP BY handle) s;
- units | exact_text_units 
--------+------------------
-   300 | t
-(1 row)
-
 -- deleted rows are not seen, rows inserted by this transaction are
 BEGIN;
 DELETE FROM ri_res WHERE id % 3 = 0;
 INSERT INTO ri_res SELECT 90000 + k, 1 FROM generate_series(1, 4) k;
 SELECT ri_exact(3) AS after_delete_and_insert;
-                           after_delete_and_insert                            
-------------------------------------------------------------------------------
- units: 600, exactly min(n, rows): t, genuine rows: t, rows without a unit: 0
-(1 row)
-
 ROLLBACK;
 -- fresh at every scan: 550 units with more than 3 rows, two scans agree with
 -- probability below 1e-100
 SELECT (SELECT array_agg(id ORDER BY id) FROM ri_res TABLESAMPLE anon_reservoir(3))
        IS DISTINCT FROM (SELECT array_agg(id ORDER BY id) FROM ri_res TABLESAMPLE anon_reservoir(3)) AS scans_differ;
- scans_differ 
---------------
- t
-(1 row)
-
 -- uniform over scans: one unit with 10 rows, n = 3, 20000 scans: each row
 -- kept ~ Binomial(20000, 0.3), mean 6000, std 64.8, tolerance 6 std
 CREATE TABLE ri_ten AS SELECT 1 AS uid, k AS pos FROM generate_series(1, 10) k;
 SECURITY LABEL FOR anon_dp ON COLUMN ri_ten.uid IS 'privacy_unit';
 SELECT count(*) AS n_max_all_rows FROM ri_ten TABLESAMPLE anon_reservoir(1000000);
- n_max_all_rows 
-----------------
-             10
-(1 row)
-
 CREATE FUNCTION ri_scans(scans int) RETURNS TABLE (pos int, kept int) LANGUAGE plpgsql AS $$
 DECLARE c int[] := array_fill(0, ARRAY[10]); p int; rows_per_scan bool := true; n int;
 BEGIN
@@ -1310,38 +570,14 @@ BEGIN
   RETURN QUERY SELECT i, c[i] FROM generate_series(1, 10) i;
 END $$;
 SELECT pos, abs(kept - 6000) < 389 AS uniform FROM ri_scans(20000) ORDER BY pos;
- pos | uniform 
------+---------
-   1 | t
-   2 | t
-   3 | t
-   4 | t
-   5 | t
-   6 | t
-   7 | t
-   8 | t
-   9 | t
-  10 | t
-(10 rows)
-
 -- uniform over units in one scan: 10000 units of 10 rows spread over the
 -- table, n = 3: each position kept ~ Binomial(10000, 0.3), std 45.8
 CREATE TABLE ri_uni AS SELECT u AS uid, k AS pos FROM generate_series(1, 10) k, generate_series(1, 10000) u;
 SECURITY LABEL FOR anon_dp ON COLUMN ri_uni.uid IS 'privacy_unit';
 SELECT count(*) AS positions, bool_and(abs(n - 3000) < 275) AS uniform, sum(n) AS rows
 FROM (SELECT pos, count(*) AS n FROM ri_uni TABLESAMPLE anon_reservoir(3) GROUP BY pos) s;
- positions | uniform | rows  
------------+---------+-------
-        10 | t       | 30000
-(1 row)
-
 -- memory grows with the rows kept, not with n: 10000 units, n = 1000000
 SELECT count(*) AS all_rows FROM ri_uni TABLESAMPLE anon_reservoir(1000000);
- all_rows 
-----------
-   100000
-(1 row)
-
 -- an anonymization query over an explicit reservoir: ANON_COUNT(item, 100)
 -- counts rows; 300 users keep 10 of their 50 rows (truth 3000; epsilon 1000,
 -- N = 1: b = 100 x 2 / 1000 = 0.2)
@@ -1349,43 +585,17 @@ CREATE TABLE ri_rows AS SELECT u AS uid, k AS item, 1 AS v FROM generate_series(
 SECURITY LABEL FOR anon_dp ON COLUMN ri_rows.uid IS 'privacy_unit';
 SET anon_dp.epsilon = 1000;
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 30 AS ok FROM ri_rows TABLESAMPLE anon_reservoir(10);
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 15000) < 30 AS uncapped FROM ri_rows;
- uncapped 
-----------
- t
-(1 row)
-
 -- errors
 SELECT count(*) FROM ri_browsers TABLESAMPLE anon_reservoir(3);
-ERROR:  TABLESAMPLE anon_reservoir: table "ri_browsers" has no privacy unit
-HINT:  Label the user id column first: SECURITY LABEL FOR anon_dp ON COLUMN ri_browsers.<column> IS 'privacy_unit'.
 SELECT count(*) FROM ri_unlab TABLESAMPLE anon_reservoir(3);
-ERROR:  TABLESAMPLE anon_reservoir: table "ri_unlab" has no privacy unit
-HINT:  Label the user id column first: SECURITY LABEL FOR anon_dp ON COLUMN ri_unlab.<column> IS 'privacy_unit'.
 SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(0);
-ERROR:  TABLESAMPLE anon_reservoir: the number of rows per privacy unit must be between 1 and 1000000, not 0
-HINT:  Write TABLESAMPLE anon_reservoir(n) with a positive n, for example anon_reservoir(10).
 SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(-1);
-ERROR:  TABLESAMPLE anon_reservoir: the number of rows per privacy unit must be between 1 and 1000000, not -1
-HINT:  Write TABLESAMPLE anon_reservoir(n) with a positive n, for example anon_reservoir(10).
 SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(1000001);
-ERROR:  TABLESAMPLE anon_reservoir: the number of rows per privacy unit must be between 1 and 1000000, not 1000001
-HINT:  Write TABLESAMPLE anon_reservoir(n) with a positive n, for example anon_reservoir(10).
 SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(3) REPEATABLE (1);
-ERROR:  tablesample method anon_reservoir does not support REPEATABLE
-LINE 1: SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(3) RE...
-                                                ^
 SELECT count(*) FROM ri_res TABLESAMPLE anon_reservoir(NULL);
-ERROR:  TABLESAMPLE parameter cannot be null
 SELECT count(*) FROM ri_v TABLESAMPLE anon_reservoir(3);
-ERROR:  TABLESAMPLE clause can only be applied to tables and materialized views
-LINE 1: SELECT count(*) FROM ri_v TABLESAMPLE anon_reservoir(3);
-                             ^
+
 -- ==== anon_dp.max_rows_contributed ====
 -- ANON_COUNT(item, 100) and ANON_SUM(v, 0, 100): each user contributes 10 of
 -- 50 rows, truth 3000 (epsilon 1000, N = 2: b = 100 x 3 / 1000 = 0.3)
@@ -1404,183 +614,61 @@ INSERT INTO ri_part SELECT u, k FROM generate_series(1, 100) u, generate_series(
 SECURITY LABEL FOR anon_dp ON COLUMN ri_part.uid IS 'privacy_unit';
 -- TABLESAMPLE anon_reservoir refuses to sample a partitioned table partition by partition
 SELECT max(n) = 3 AS at_most_n FROM (SELECT uid, count(*) AS n FROM ri_part TABLESAMPLE anon_reservoir(3) GROUP BY uid) s;
-ERROR:  TABLESAMPLE anon_reservoir cannot sample "ri_part_a" as part of a partitioned or inheritance parent table
-HINT:  Sample each partition or child table on its own, or use ONLY for a parent that holds rows itself.
 SET anon_dp.max_rows_contributed = 10;
 SELECT ri_sampling('SELECT ANON_COUNT(item, 100) FROM ri_rows') AS plan;
-                  plan                   
------------------------------------------
- Sample Scan on ri_rows
- Sampling: anon_reservoir ('10'::bigint)
-(2 rows)
-
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS count_capped, abs(ANON_SUM(v, 0, 100) - 3000) < 40 AS sum_capped
 FROM ri_rows;
- count_capped | sum_capped 
---------------+------------
- t            | t
-(1 row)
-
 -- every private table of the level, through subqueries, WITH queries, set operations
 SELECT ri_sampling('WITH c AS (SELECT uid, item FROM ri_rows) SELECT ANON_COUNT(item, 100) FROM c') AS plan;
-                  plan                   
------------------------------------------
- Sample Scan on ri_rows
- Sampling: anon_reservoir ('10'::bigint)
-(2 rows)
-
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM (SELECT uid, item FROM ri_rows) s;
- ok 
-----
- t
-(1 row)
-
 WITH c AS (SELECT uid, item FROM ri_rows) SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM c;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 6000) < 40 AS ok
 FROM (SELECT uid, item FROM ri_rows UNION ALL SELECT uid, item FROM ri_rows) s;
- ok 
-----
- t
-(1 row)
-
 -- joined with a private table on the unit (ri_users: one row per user) and
 -- with a public table (4 rows each, not capped)
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM ri_rows r JOIN ri_users u ON u.id = r.uid;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 12000) < 40 AS ok FROM ri_rows r JOIN ri_browsers b ON true;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 12000) < 40 AS ok
 FROM ri_rows r JOIN ri_browsers TABLESAMPLE BERNOULLI (100) ON true;
- ok 
-----
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM ri_rows r JOIN ri_v_pub p ON p.name = 'edge';
- ok 
-----
- t
-(1 row)
-
 -- schema-qualified and ONLY
 SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM ONLY public.ri_rows;
- ok 
-----
- t
-(1 row)
-
 -- a prepared statement follows the settings in force when it runs
 -- (doc/budget.md): capped now, uncapped after the RESET below
 PREPARE ri_capped AS SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS capped,
                             abs(ANON_COUNT(item, 100) - 15000) < 40 AS uncapped FROM ri_rows;
 EXECUTE ri_capped;
- capped | uncapped 
---------+----------
- t      | f
-(1 row)
-
 -- refused while the cap is on: views over private tables, TABLESAMPLE on private tables
 SELECT ANON_COUNT(*) FROM ri_v;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows read through view "ri_v"
-HINT:  Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_v) s;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows read through view "ri_v"
-HINT:  Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.
 WITH c AS (SELECT who FROM ri_v_renamed) SELECT ANON_COUNT(*) FROM c;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows read through view "ri_v_renamed"
-HINT:  Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.
 SELECT ANON_COUNT(*) FROM ri_rows TABLESAMPLE BERNOULLI (50);
-ERROR:  anonymization query: private table "ri_rows" already has a TABLESAMPLE clause
-HINT:  Remove the TABLESAMPLE clause, or SET anon_dp.max_rows_contributed = 0 to sample it yourself.
 SELECT ANON_COUNT(*) FROM ri_rows TABLESAMPLE anon_reservoir (5);
-ERROR:  anonymization query: private table "ri_rows" already has a TABLESAMPLE clause
-HINT:  Remove the TABLESAMPLE clause, or SET anon_dp.max_rows_contributed = 0 to sample it yourself.
 SELECT ANON_COUNT(*) FROM (SELECT uid FROM ri_rows TABLESAMPLE SYSTEM (50)) s;
-ERROR:  anonymization query: private table "ri_rows" already has a TABLESAMPLE clause
-HINT:  Remove the TABLESAMPLE clause, or SET anon_dp.max_rows_contributed = 0 to sample it yourself.
 -- private tables read by expression subqueries (correlated on the unit) are capped
 -- too, and views or TABLESAMPLE clauses there are refused
 SELECT abs(ANON_COUNT(*) - 0) < 40 AS capped FROM ri_users u WHERE 25 < (SELECT count(*) FROM ri_rows r WHERE r.uid = u.id);
- capped 
---------
- t
-(1 row)
-
 SELECT ANON_COUNT(*) FROM ri_users u WHERE EXISTS (SELECT 1 FROM ri_v w WHERE w.uid = u.id);
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows read through view "ri_v"
-HINT:  Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.
 SELECT ANON_COUNT(*) FROM ri_users u WHERE EXISTS (SELECT 1 FROM ri_rows r TABLESAMPLE BERNOULLI (10) WHERE r.uid = u.id);
-ERROR:  anonymization query: private table "ri_rows" already has a TABLESAMPLE clause
-HINT:  Remove the TABLESAMPLE clause, or SET anon_dp.max_rows_contributed = 0 to sample it yourself.
 -- private WITH queries defined outside the anonymization level (also one
 -- named like a private table, and one read through a subquery)
 WITH c AS (SELECT uid, item FROM ri_rows) SELECT * FROM (SELECT ANON_COUNT(item, 100) FROM c) x;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows of WITH query "c", defined outside the anonymization query
-HINT:  Move the WITH clause into the query that uses ANON_* aggregates, or SET anon_dp.max_rows_contributed = 0.
 WITH ri_rows AS (SELECT uid, item FROM ri_rows) SELECT * FROM (SELECT ANON_COUNT(item, 100) FROM ri_rows) x;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows of WITH query "ri_rows", defined outside the anonymization query
-HINT:  Move the WITH clause into the query that uses ANON_* aggregates, or SET anon_dp.max_rows_contributed = 0.
 WITH c AS (SELECT uid, item FROM ri_rows) SELECT * FROM (SELECT ANON_COUNT(item, 100) FROM (SELECT * FROM c) s) x;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows of WITH query "c", defined outside the anonymization query
-HINT:  Move the WITH clause into the query that uses ANON_* aggregates, or SET anon_dp.max_rows_contributed = 0.
 -- partitioned private tables (PostgreSQL samples each partition on its own)
 SELECT ANON_COUNT(x, 100) FROM ri_part;
-ERROR:  anonymization query: anon_dp.max_rows_contributed cannot cap the rows of partitioned table "ri_part"
-HINT:  PostgreSQL samples each partition separately; SET anon_dp.max_rows_contributed = 0 for queries over partitioned tables.
 -- a public WITH query outside the level is fine
 WITH c AS (SELECT 'edge'::text AS name)
 SELECT * FROM (SELECT abs(ANON_COUNT(item, 100) - 3000) < 40 AS ok FROM ri_rows JOIN c ON true) x;
- ok 
-----
- t
-(1 row)
-
 RESET anon_dp.max_rows_contributed;
 EXECUTE ri_capped;
- capped | uncapped 
---------+----------
- f      | t
-(1 row)
-
 DEALLOCATE ri_capped;
 -- RESET restores the uncapped behaviour
 SELECT count(*) AS sampling_lines FROM ri_sampling('SELECT ANON_COUNT(item, 100) FROM ri_rows');
- sampling_lines 
-----------------
-              0
-(1 row)
-
 SELECT abs(ANON_COUNT(item, 100) - 15000) < 40 AS uncapped FROM ri_rows;
- uncapped 
-----------
- t
-(1 row)
-
 SELECT abs(ANON_COUNT(*) - 2000) < 10 AS view_ok FROM ri_v;
- view_ok 
----------
- t
-(1 row)
-
 -- without the cap, partitioned private tables are read as usual: 100 users
 SELECT abs(ANON_COUNT(*) - 100) < 40 AS ok FROM ri_part;
- ok 
-----
- t
-(1 row)
 
 -- ==== prepared statements over WITH and subquery inputs ====
 -- epsilon 2: b = 1, tolerance 30; the discrete noise takes its most likely
@@ -1612,26 +700,12 @@ BEGIN
   RETURN format('accurate: %s, fresh noise: %s', ok, (SELECT count(DISTINCT e) > 1 FROM unnest(errors) e));
 END $$;
 SELECT ri_run_prepared('force_custom_plan') AS custom_plans;
-        custom_plans         
------------------------------
- accurate: t, fresh noise: t
-(1 row)
-
 SELECT ri_run_prepared('force_generic_plan') AS generic_plans;
-        generic_plans        
------------------------------
- accurate: t, fresh noise: t
-(1 row)
-
 SHOW plan_cache_mode;
- plan_cache_mode 
------------------
- auto
-(1 row)
-
 DEALLOCATE ri_with_param;
 DEALLOCATE ri_sub_param;
 RESET anon_dp.epsilon;
+
 DROP FUNCTION ri_bounding(text, int), ri_bounding_fresh(text, int), ri_plan_has(text, text),
   ri_exact(int), ri_scans(int), ri_sampling(text), ri_run_prepared(text);
 DROP VIEW ri_over_anon_view, ri_anon_view, ri_v_v, ri_v_renamed, ri_v, ri_v_agg, ri_v_pub,
