@@ -20,7 +20,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o \
 	src/anonymizer/bounding_plan.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
+GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
@@ -31,7 +31,7 @@ BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
 	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o src/functions/auto_bounds.o \
-	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o
+	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o src/functions/allow_list_functions.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
 
@@ -43,7 +43,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: sql/<suite>.sql against expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access aggregates analyst_messages attacks auto_bounds bounding budget clamping errors explain foreign_tables \
+REGRESS = access allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget clamping errors explain foreign_tables \
 	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
 CONTRIB_TESTDB = anon_dp_regression

@@ -52,6 +52,7 @@ typedef struct function_entry
 /* extension functions analysts may call (doc/functions.md) */
 static const char *const analyst_functions[] = {
 	"anon_dp_access_level",
+	"anon_dp_allow_list",
 	"anon_dp_budget_status",
 	"anon_dp_epsilon_for",
 	"anon_dp_epsilon_share",

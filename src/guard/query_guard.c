@@ -37,7 +37,6 @@ typedef struct guard_context
 static void
 check_function(Oid funcid, void *arg)
 {
-	guard_context *cxt = (guard_context *) arg;
 	char	   *name;
 
 	if (!OidIsValid(funcid))
@@ -52,8 +51,6 @@ check_function(Oid funcid, void *arg)
 				 errmsg("function %s() is an internal building block of anon_dp", name),
 				 errdetail("Called directly it would not bound each user's contribution."),
 				 errhint("Use the ANON_* aggregates, for example ANON_COUNT(*) or ANON_SUM(x, 0, 100).")));
-	if (cxt->anonymization_depth > 0)
-		allow_list_check_function(funcid);
 }
 
 /* an ANON_* aggregate of this very level (not of a sublevel) */
@@ -167,6 +164,8 @@ guard_walker(Node *node, guard_context *cxt)
 			cxt->anonymization_found = true;
 		}
 		guard_range_table(query, cxt);
+		if (cxt->anonymization_depth > 0)
+			allow_list_check_query(query);
 		query_tree_walker(query, guard_walker, (void *) cxt, 0);
 		if (anonymization)
 			cxt->anonymization_depth--;
