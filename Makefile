@@ -47,6 +47,9 @@ REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attac
 	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
 CONTRIB_TESTDB = anon_dp_regression
+# isolation suites: specs/<suite>.spec against expected/<suite>.out (several
+# sessions at once, pg_isolation_regress), run by `make installcheck` too
+ISOLATION = analyst_sessions
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -66,6 +69,8 @@ unit:
 	$(MAKE) -C tests/unit run
 
 # the suites, one per line (tools/test reads them)
-.PHONY: print-regress
+.PHONY: print-regress print-isolation
 print-regress:
 	@printf '%s\n' $(REGRESS)
+print-isolation:
+	@printf '%s\n' $(ISOLATION)
