@@ -121,6 +121,10 @@ SELECT ANON_COUNT(*) FROM al_people WHERE to_date(ssn, diagnosis) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE timezone(zone, seen) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE (seen AT TIME ZONE zone) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE date_trunc('day', seen, zone) IS NULL;
+-- a unit or flags whose mistake raises an error that is not a data exception
+SELECT ANON_COUNT(*) FROM al_people WHERE date_part(small, seen) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE date_trunc(diagnosis, born) IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE numrange(uid, uid + 1, small) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people, generate_series(1, salary) g;
 SELECT ANON_COUNT(*) FROM al_people WHERE (SELECT count(*) FROM generate_series(1, salary)) > 0;
 
@@ -133,7 +137,9 @@ WHERE length(repeat(small, 3)) = 3 AND lpad(ssn, 12) <> '' AND rpad(small, 4, '.
   AND to_char(seen, 'YYYY') = '2024' AND to_char(salary, 'FM999999999') <> ''
   AND (seen AT TIME ZONE 'UTC') IS NOT NULL AND date_trunc('day', seen, 'UTC') <= seen
   AND power(2::numeric, 10::numeric) = 1024 AND power(uid::float8, 2) > 0 AND exp(1::numeric) > 2
-  AND factorial(5) = 120 AND cardinality(array_fill(small, ARRAY[2])) = 2;
+  AND factorial(5) = 120 AND cardinality(array_fill(small, ARRAY[2])) = 2
+  AND date_part('year', born) >= 2000 AND date_trunc('month', born) <= born
+  AND numrange(uid, uid + 1, '[]') @> uid::numeric;
 SELECT data->>'city' AS city, ANON_COUNT(*) > 40 AS released,
        round(ANON_AVG((data->>'age')::int, 0, 100)) BETWEEN 30 AND 60 AS plausible
 FROM al_people

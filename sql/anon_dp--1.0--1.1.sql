@@ -11,6 +11,6 @@
 -- functions are; casts when their functions are or both types are listed.
 CREATE FUNCTION anon_dp_allow_list(OUT kind text, OUT object oid, OUT signature text,
                                    OUT category text, OUT constant_arguments int4[],
-                                   OUT constant_reason text)
+                                   OUT constant_reasons text[])
 RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -15,6 +15,7 @@ CREATE ROLE ff_user;
 -- textout on an integer crashed the server, and pg_read_file ran without the
 -- EXECUTE privilege.  The target is now checked against the call.
 CREATE FUNCTION ff_own(text) RETURNS text LANGUAGE sql PARALLEL SAFE AS $$ SELECT $1 $$;
+CREATE DOMAIN ff_checked AS text CHECK (VALUE <> 'x');
 SET ROLE ff_user;
 SELECT anon_dp_safe_call_immutable(0, NULL::int, 42);
 SELECT anon_dp_safe_call_immutable('textout'::regproc, NULL::text, 42);
@@ -26,6 +27,12 @@ SELECT anon_dp_safe_call_volatile('generate_series(int, int)'::regprocedure, NUL
 SELECT anon_dp_safe_call_immutable('sum(int4)'::regprocedure, NULL::bigint, 1);
 SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, NULL::text, 42, ','::text);
 SELECT anon_dp_safe_call_immutable('ff_own'::regproc, NULL::text, 'a'::text);
+-- a built-in off the allow-list is not known to hold nothing when it raises:
+-- the wrappers call listed functions only, and cast between listed types only
+SELECT anon_dp_safe_call_stable('format_type(oid, integer)'::regprocedure, NULL::text, 23::oid, -1);
+SELECT anon_dp_safe_call_immutable('satisfies_hash_partition'::regproc, NULL::bool, 0::oid, 1, 0, 1);
+SELECT anon_dp_safe_io_immutable(NULL::ff_checked, 'x'::text);
+SELECT anon_dp_safe_io_immutable(NULL::regclass, 'pg_class'::text);
 -- what the planner hook places still works, called by hand too
 SELECT anon_dp_safe_call_immutable('concat'::regproc, NULL::text, 'x', 1, 2) AS concat_any;
 SELECT anon_dp_safe_call_immutable('array_to_string(anyarray, text)'::regprocedure, NULL::text, ARRAY[1, 2], ','::text) AS polymorphic;
@@ -33,4 +40,5 @@ SELECT anon_dp_safe_call_immutable('textcat'::regproc, NULL::text, 'a'::text, 'b
 RESET ROLE;
 
 DROP FUNCTION ff_own(text);
+DROP DOMAIN ff_checked;
 DROP ROLE ff_user;

@@ -29,50 +29,53 @@ constant_reason_name(allow_constant_reason reason)
 			return "format";
 		case ALLOW_CONSTANT_ZONE:
 			return "time zone";
+		case ALLOW_CONSTANT_SYNTAX:
+			return "syntax";
 		case ALLOW_CONSTANT_NONE:
 			break;
 	}
-	return NULL;
+	return "";
 }
 
-/* the positions of ARG(n) bits, as int4[] (empty when none) */
-static Datum
-constant_positions(uint32 mask)
+/* the arguments that must be constants, in order, and the reason of each */
+static void
+constant_arguments(const allow_constant *constants, Datum *positions_array, Datum *reasons_array)
 {
 	Datum		positions[32];
+	Datum		reasons[32];
 	int			count = 0;
 	int			n;
+	int			i;
 
 	for (n = 1; n <= 32; n++)
-		if (mask & ARG(n))
-			positions[count++] = Int32GetDatum(n);
-	return PointerGetDatum(construct_array(positions, count, INT4OID, sizeof(int32), true,
-										   TYPALIGN_INT));
+		for (i = 0; constants != NULL && i < ALLOW_MAX_CONSTANT_REASONS; i++)
+			if (constants[i].args & ARG(n))
+			{
+				positions[count] = Int32GetDatum(n);
+				reasons[count++] = CStringGetTextDatum(constant_reason_name(constants[i].reason));
+			}
+	*positions_array = PointerGetDatum(construct_array(positions, count, INT4OID, sizeof(int32),
+													   true, TYPALIGN_INT));
+	*reasons_array = PointerGetDatum(construct_array(reasons, count, TEXTOID, -1, false,
+													 TYPALIGN_INT));
 }
 
 static void
-add_functions(ReturnSetInfo *rsinfo, const allowed_builtin *entries, int count)
+add_row(ReturnSetInfo *rsinfo, const char *kind, Oid object, const char *signature,
+		allow_category category, const allow_constant *constants)
 {
-	int			i;
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
 
-	for (i = 0; i < count; i++)
-	{
-		const allowed_builtin *entry = &entries[i];
-		const char *reason = constant_reason_name(entry->constant_reason);
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, reason == NULL};
-
-		values[0] = CStringGetTextDatum("function");
-		values[1] = ObjectIdGetDatum(entry->oid);
-		values[2] = CStringGetTextDatum(entry->signature);
-		values[3] = CStringGetTextDatum(allow_category_name(entry->category));
-		values[4] = constant_positions(entry->constant_args);
-		values[5] = reason != NULL ? CStringGetTextDatum(reason) : (Datum) 0;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	values[0] = CStringGetTextDatum(kind);
+	values[1] = ObjectIdGetDatum(object);
+	values[2] = CStringGetTextDatum(signature);
+	values[3] = CStringGetTextDatum(allow_category_name(category));
+	constant_arguments(constants, &values[4], &values[5]);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* anon_dp_allow_list(OUT kind, OUT object, OUT signature, OUT category, OUT constant_arguments, OUT constant_reason) */
+/* anon_dp_allow_list(OUT kind, OUT object, OUT signature, OUT category, OUT constant_arguments, OUT constant_reasons) */
 Datum
 anon_dp_allow_list(PG_FUNCTION_ARGS)
 {
@@ -82,21 +85,16 @@ anon_dp_allow_list(PG_FUNCTION_ARGS)
 	int			i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	add_functions(rsinfo, allowed_numeric_functions, allowed_numeric_function_count);
-	add_functions(rsinfo, allowed_value_functions, allowed_value_function_count);
+	for (i = 0; i < allowed_numeric_function_count; i++)
+		add_row(rsinfo, "function", allowed_numeric_functions[i].oid,
+				allowed_numeric_functions[i].signature, allowed_numeric_functions[i].category,
+				allowed_numeric_functions[i].constants);
+	for (i = 0; i < allowed_value_function_count; i++)
+		add_row(rsinfo, "function", allowed_value_functions[i].oid,
+				allowed_value_functions[i].signature, allowed_value_functions[i].category,
+				allowed_value_functions[i].constants);
 	types = allowed_types(&count);
 	for (i = 0; i < count; i++)
-	{
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, true};
-
-		values[0] = CStringGetTextDatum("type");
-		values[1] = ObjectIdGetDatum(types[i].oid);
-		values[2] = CStringGetTextDatum(types[i].name);
-		values[3] = CStringGetTextDatum(allow_category_name(types[i].category));
-		values[4] = constant_positions(0);
-		values[5] = (Datum) 0;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+		add_row(rsinfo, "type", types[i].oid, types[i].name, types[i].category, NULL);
 	return (Datum) 0;
 }

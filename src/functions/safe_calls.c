@@ -12,7 +12,9 @@
  * polymorphic: printed as SQL, a call means the same on another server
  * (postgres_fdw ships them to shards, doc/scale-out.md).  They call the function or cast as the executor would, and return NULL
  * instead of raising a data exception (SQLSTATE class 22: invalid input,
- * overflow, division by zero, out of range), as BigQuery's SAFE. prefix does:
+ * overflow, division by zero, out of range) or exceeding a program limit
+ * (class 54: a length or nesting past what the server supports), as
+ * BigQuery's SAFE. prefix does:
  * no single row can abort the query with an error that describes it.  Any
  * other error is raised as it is (and replaced by the generic error of
  * src/guard/error_channel.c).
@@ -20,8 +22,9 @@
  * Catching an error without a subtransaction: the memory the callee
  * allocated is in the per-tuple context, and the interrupt holdoff count and
  * the current resource owner are restored.  The callees are built-in
- * functions of the allow-list (src/guard/allow_list.c: no catalog lookups
- * by value, no xml); one that still leaves a resource behind (a buffer pin,
+ * functions of the allow-list, which the target must be on
+ * (src/guard/allowed_builtins.h: no catalog lookups by value, nothing held
+ * when they raise); one that still leaves a resource behind (a buffer pin,
  * a snapshot) has it released at the end of the transaction, with a leak
  * warning that the error channel keeps out of the client's sight
  * (src/guard/error_channel.c).
@@ -43,6 +46,9 @@
 #include "utils/resowner.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
+
+#include "guard/allow_list.h"
+#include "guard/allowed_builtins.h"
 
 /* the arguments before the target's own: the target and the result witness */
 #define SAFE_CALL_LEADING_ARGS 2
@@ -75,7 +81,8 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	{
 		MemoryContextSwitchTo(context);
 		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION)
+		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION &&
+			ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_PROGRAM_LIMIT_EXCEEDED)
 			PG_RE_THROW();
 		InterruptHoldoffCount = holdoff;
 		FlushErrorState();
@@ -143,6 +150,9 @@ check_target(Oid target, FuncExpr *wrapper)
 	ReleaseSysCache(tuple);
 	if (pg_proc_aclcheck(target, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(target));
+	/* only the reviewed functions are known to hold nothing when they raise */
+	if (allowed_builtin_lookup(target) == NULL)
+		refuse_target(target, "not on anon_dp's allow-list (SELECT * FROM anon_dp_allow_list())");
 }
 
 /*
@@ -223,6 +233,15 @@ safe_io_setup(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_safe_io can only be placed by anon_dp's planner hook")));
+	/* the types' I/O functions are known to hold nothing when they raise */
+	if (!allow_list_type_allowed(exprType(lsecond(wrapper->args))) ||
+		!allow_list_type_allowed(wrapper->funcresulttype))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_safe_io cannot cast %s to %s: a type is not on anon_dp's allow-list",
+						format_type_be(exprType(lsecond(wrapper->args))),
+						format_type_be(wrapper->funcresulttype)),
+				 errhint("Cast directly.")));
 	getTypeOutputInfo(exprType(lsecond(wrapper->args)), &output, &varlena);
 	getTypeInputInfo(wrapper->funcresulttype, &input, &io->ioparam);
 	fmgr_info_cxt(output, &io->output, context);

@@ -173,13 +173,17 @@ why_type_refused(Oid type)
 	return "It is not on anon_dp's list of types whose functions may see private values (SELECT * FROM anon_dp_allow_list() WHERE kind = 'type').";
 }
 
+bool
+allow_list_type_allowed(Oid type)
+{
+	/* the ANON_*_CI result: three double precision fields, built-in record I/O */
+	return allowed_type_listed(type) || type == anon_dp_interval_type();
+}
+
 static void
 check_type(Oid type)
 {
-	if (!OidIsValid(type) || allowed_type_listed(type))
-		return;
-	/* the ANON_*_CI result: three double precision fields, built-in record I/O */
-	if (type == anon_dp_interval_type())
+	if (!OidIsValid(type) || allow_list_type_allowed(type))
 		return;
 	refuse_object(psprintf("type %s", format_type_be(type)), why_type_refused(type),
 				  "Cast to a listed type such as text, bigint, numeric, double precision, timestamp or jsonb.");
@@ -260,6 +264,8 @@ constant_reason_text(allow_constant_reason reason)
 			return "The server parses the format and keeps it in the session's cache: computed from private values, it would leave one user's value in the session.";
 		case ALLOW_CONSTANT_ZONE:
 			return "The server loads the time zone it names and keeps it in the session's cache: computed from private values, it would leave one user's value in the session.";
+		case ALLOW_CONSTANT_SYNTAX:
+			return "A unit or flags the call does not know raise an error that is not a data exception: computed from private values, whether the query fails would show one user's value.";
 		case ALLOW_CONSTANT_NONE:
 			break;
 	}
@@ -272,22 +278,22 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 	ListCell   *lc;
 	int			position = 0;
 
-	if (entry->constant_args == 0)
-		return;
 	foreach(lc, args)
 	{
 		Node	   *argument = (Node *) lfirst(lc);
+		int			i;
 
 		position++;
 		if (IsA(argument, NamedArgExpr))
 			argument = (Node *) ((NamedArgExpr *) argument)->arg;
-		if ((entry->constant_args & ARG(position)) && !computed_from_constants(argument))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("argument %d of %s must be a constant in an anonymization query of an anonymized role",
-							position, format_procedure(funcid)),
-					 errdetail("%s", constant_reason_text(entry->constant_reason)),
-					 errhint("Write a literal there, or an expression of literals and parameters.")));
+		for (i = 0; i < ALLOW_MAX_CONSTANT_REASONS; i++)
+			if ((entry->constants[i].args & ARG(position)) && !computed_from_constants(argument))
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("argument %d of %s must be a constant in an anonymization query of an anonymized role",
+								position, format_procedure(funcid)),
+						 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
+						 errhint("Write a literal there, or an expression of literals and parameters.")));
 	}
 }
 
@@ -407,7 +413,7 @@ check_call(Oid funcid, List *args)
 	if (!OidIsValid(funcid))
 		return;
 	entry = allowed_builtin_lookup(funcid);
-	if (entry != NULL && entry->constant_args == 0)
+	if (entry != NULL && entry->constants[0].args == 0)
 		return;
 	/* a superuser's vouching also lifts the constant arguments of an entry */
 	if (anon_dp_is_extension_function(funcid) || anon_dp_function_is_trusted(funcid))

@@ -22,6 +22,12 @@
  */
 extern void allow_list_check_node(Node *node);
 
+/*
+ * Whether values of the type may be private there: a listed type or an array
+ * of one, or anon_dp's interval type (three double precision fields).
+ */
+extern bool allow_list_type_allowed(Oid type);
+
 /* ERROR unless the sort, group and window operators of the level are allowed. */
 extern void allow_list_check_query(Query *query);
 

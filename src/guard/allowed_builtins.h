@@ -8,8 +8,9 @@
  * argument of I/O functions); no relation, catalog or cache lookup driven by
  * a value; no transaction, snapshot, session, backend or statistics state; no
  * settings, files, locks, sequences, large objects or notifications; nothing
- * held when it raises.  Arguments that choose how long a call runs, or what
- * it compiles and caches for the session, must be computed from constants.
+ * held when it raises.  Arguments that choose how long a call runs, what it
+ * compiles and caches for the session, or whether it fails with an error
+ * that is not a data exception, must be computed from constants.
  * tools/allow-list-candidates proposes what passes the mechanical part of the
  * rule; every entry below was reviewed by hand; sql/allow_list_catalog.sql
  * checks the list against the running server's pg_proc.
@@ -50,19 +51,28 @@ typedef enum allow_constant_reason
 	ALLOW_CONSTANT_SIZE,		/* it sets the call's running time or memory */
 	ALLOW_CONSTANT_PATTERN,		/* a regular expression compiled and cached */
 	ALLOW_CONSTANT_FORMAT,		/* a format parsed and cached */
-	ALLOW_CONSTANT_ZONE			/* a time zone loaded and cached */
+	ALLOW_CONSTANT_ZONE,		/* a time zone loaded and cached */
+	ALLOW_CONSTANT_SYNTAX		/* a unit or flags whose mistake is no data exception */
 } allow_constant_reason;
 
-/* bit of argument n (1-based) in allowed_builtin.constant_args */
+/* bit of argument n (1-based) in allow_constant.args */
 #define ARG(n) (1U << ((n) - 1))
+
+/* arguments that must be computed from constants, and why */
+typedef struct allow_constant
+{
+	uint32		args;			/* ARG(n) bits; 0 ends the list */
+	allow_constant_reason reason;
+} allow_constant;
+
+#define ALLOW_MAX_CONSTANT_REASONS 2
 
 typedef struct allowed_builtin
 {
 	Oid			oid;			/* PostgreSQL 15's OID (pg_proc.dat) */
 	const char *signature;		/* regprocedure text, search_path = pg_catalog */
 	allow_category category;
-	uint32		constant_args;	/* ARG(n): argument n must be constant */
-	allow_constant_reason constant_reason;
+	allow_constant constants[ALLOW_MAX_CONSTANT_REASONS];
 } allowed_builtin;
 
 typedef struct allowed_type
