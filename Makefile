@@ -23,7 +23,8 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
-BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
+BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layout.o src/bound/bound_partials.o \
+	src/bound/bound_state.o src/bound/bound_serialization.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
 	src/bound/reservoir_tablesample.o src/bound/bound_users_node.o
 # the privacy budget: releases of a plan, caps, charges, the ledger worker
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \

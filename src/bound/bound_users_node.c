@@ -59,7 +59,7 @@
 #include "utils/typcache.h"
 
 #include "bound/bound_users_node.h"
-#include "bound/partition_bound.h"
+#include "bound/bound_serialization.h"
 #include "catalog.h"
 
 #define NODE_NAME "AnonDPBoundUsers"
