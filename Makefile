@@ -25,7 +25,7 @@ GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layout.o src/bound/bound_partials.o \
 	src/bound/bound_state.o src/bound/bound_serialization.o src/bound/partition_bound.o src/bound/pick_aggregate.o \
-	src/bound/reservoir_tablesample.o src/bound/bound_users_node.o
+	src/bound/reservoir_tablesample.o src/bound/bound_users_node.o src/bound/bound_users_spill.o src/bound/bound_users_plan.o
 # the privacy budget: releases of a plan, caps, charges, the ledger worker
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 	src/budget/ledger_worker.o src/budget/ledger_store.o
