@@ -12,7 +12,7 @@ DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 # module entry, settings, hooks, the extension's catalog, DP core host
 TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o
 # the anonymization pipeline (src/anonymizer/pipeline.h)
-ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
+ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o src/anonymizer/refusals.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
 	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \

@@ -25,16 +25,6 @@
 #include "anonymizer/validate.h"
 #include "catalog.h"
 
-void
-refuse(const char *message, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("anonymization query: %s", message),
-			 hint ? errhint("%s", hint) : 0));
-	pg_unreachable();
-}
-
 /* a query parameter anywhere in the expression */
 static bool
 contains_param_walker(Node *node, void *context)
