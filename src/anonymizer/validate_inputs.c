@@ -47,64 +47,6 @@ check_private_sample(RangeTblEntry *rte)
 			 errhint("Use TABLESAMPLE BERNOULLI, SYSTEM or anon_reservoir(n) on private tables.")));
 }
 
-/*
- * The FROM item and output column a column reference of this level reads,
- * looking through implicit casts and join alias columns.
- */
-static bool
-resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
-{
-	Var		   *var;
-	RangeTblEntry *rte;
-
-	expr = strip_implicit_coercions(expr);
-	if (expr == NULL || !IsA(expr, Var))
-		return false;
-	var = (Var *) expr;
-	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varno < 1 || var->varno > (int) list_length(query->rtable))
-		return false;
-	rte = rt_fetch(var->varno, query->rtable);
-	if (rte->rtekind == RTE_JOIN)
-	{
-		if (var->varattno > list_length(rte->joinaliasvars))
-			return false;
-		return resolve_column(query, list_nth(rte->joinaliasvars, var->varattno - 1),
-							  rtindex, attno);
-	}
-	*rtindex = var->varno;
-	*attno = var->varattno;
-	return true;
-}
-
-/* The private input whose privacy unit expr reads, or -1. */
-int
-private_rel_of(level_check *check, Node *expr)
-{
-	int			rtindex;
-	AttrNumber	attno;
-	int			i;
-
-	if (!resolve_column(check->query, expr, &rtindex, &attno))
-		return -1;
-	for (i = 0; i < check->nrels; i++)
-		if (check->rels[i].rtindex == rtindex && bms_is_member(attno, check->rels[i].uids))
-			return i;
-	return -1;
-}
-
-/*
- * The private input whose privacy unit expr reads, if that input is never
- * null-extended: only such a column identifies the unit of every row.
- */
-int
-unit_rel_of(level_check *check, Node *expr)
-{
-	int			i = private_rel_of(check, expr);
-
-	return i >= 0 && !check->rels[i].nullable ? i : -1;
-}
-
 /* The WITH query a CTE reference reads, and the levels around it. */
 static CommonTableExpr *
 find_cte(level_check *check, RangeTblEntry *rte, List **cte_outer)
@@ -293,25 +235,6 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("anonymization query: unexpected FROM item (node type %d)", (int) nodeTag(item))));
-}
-
-/* A FROM item as an error message names it: the table, or the alias of anything else. */
-const char *
-input_name(Query *query, int rtindex)
-{
-	RangeTblEntry *rte = rt_fetch(rtindex, query->rtable);
-
-	if (rte->rtekind == RTE_RELATION)
-		return get_rel_name(rte->relid);
-	return rte->eref->aliasname;
-}
-
-const char *
-uid_column_name(level_check *check, int i)
-{
-	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
-
-	return strVal(list_nth(rte->eref->colnames, check->rels[i].uid - 1));
 }
 
 void
@@ -619,39 +542,4 @@ view_has_privacy_unit(Oid viewid)
 	Oid			uid_type;
 
 	return view_unit(viewid, &uids, &uid_type, &context);
-}
-
-Var *
-privacy_unit_var(level_check *check, int i)
-{
-	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
-	AttrNumber	attno = check->rels[i].uid;
-	Oid			type;
-	int32		typmod;
-	Oid			collation;
-
-	switch (rte->rtekind)
-	{
-		case RTE_RELATION:
-			get_atttypetypmodcoll(rte->relid, attno, &type, &typmod, &collation);
-			break;
-		case RTE_SUBQUERY:
-			{
-				TargetEntry *tle = get_tle_by_resno(rte->subquery->targetList, attno);
-
-				type = exprType((Node *) tle->expr);
-				typmod = exprTypmod((Node *) tle->expr);
-				collation = exprCollation((Node *) tle->expr);
-				break;
-			}
-		case RTE_CTE:
-			type = list_nth_oid(rte->coltypes, attno - 1);
-			typmod = list_nth_int(rte->coltypmods, attno - 1);
-			collation = list_nth_oid(rte->colcollations, attno - 1);
-			break;
-		default:
-			elog(ERROR, "anonymization query: unexpected kind of private input %d",
-				 (int) rte->rtekind);
-	}
-	return makeVar(check->rels[i].rtindex, attno, type, typmod, collation, 0);
 }
