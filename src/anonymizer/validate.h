@@ -1,9 +1,8 @@
 /*
  * validate.h -- shared by the files of the validation step (paper Table 2):
- * validate_level.c (the anonymization level), validate_inputs.c (its FROM,
- * recursively), validate_sublinks.c (expression subqueries), unit_joins.c
- * (what counts as the same user) and private_inputs.c (the private inputs
- * of one level).
+ * validate_level.c (the anonymization level), validate_inputs.c (its FROM
+ * and expression subqueries, recursively), unit_joins.c (what counts as the
+ * same user) and private_inputs.c (the private inputs of one level).
  */
 #ifndef ANON_DP_VALIDATE_H
 #define ANON_DP_VALIDATE_H
@@ -134,7 +133,7 @@ extern bool is_level_unit(level_check *check, Node *expr);
 /* The component of private input i after join_unit_components. */
 extern int	unit_component(level_check *check, int i);
 
-/* ---- validate_sublinks.c ---- */
+/* ---- validate_inputs.c: expression subqueries ---- */
 
 /* Check the expression subqueries of a level whose inputs were validated. */
 extern void check_sublinks(level_check *level, List *outer);
