@@ -15,7 +15,7 @@ TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_node
 ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o src/anonymizer/refusals.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
 	src/anonymizer/validate_inputs.o src/anonymizer/private_inputs.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
-	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
+	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_released.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o src/anonymizer/public_partitions.o \
 	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o \
 	src/anonymizer/bounding_plan.o
