@@ -17,8 +17,9 @@
  *   ExecutorFinish_hook,      of an anonymized session fails with one fixed
  *   ExecutorEnd_hook          error, and its notices stay in the server log
  *   emit_log_hook             ... and its notices stay in the server log
- *   ProcessUtility_hook       guard utility statements; remember the query
- *                             of a running EXPLAIN
+ *   ProcessUtility_hook       guard utility statements (before and after
+ *                             they run); remember the query of a running
+ *                             EXPLAIN
  *
  * and, before any of them, shmem_request_hook / shmem_startup_hook for the
  * privacy ledger's shared memory.
@@ -215,8 +216,8 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Query	   *outer_explained = explained_query;
+	key_labels *keys = guard_utility_statement(pstmt->utilityStmt);
 
-	guard_utility_statement(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, ExplainStmt))
 		explained_query = (Query *) ((ExplainStmt *) pstmt->utilityStmt)->query;
 	PG_TRY();
@@ -227,6 +228,7 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 									queryEnv, dest, qc);
+		guard_utility_finished(pstmt->utilityStmt, keys);
 	}
 	PG_FINALLY();
 	{

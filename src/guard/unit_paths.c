@@ -380,7 +380,11 @@ resolve(Oid relid, bool inh, const char *unit, List *visited, unit_path_problem 
 		path->unit_type = get_atttype(relid, label.column);
 		return path;
 	}
-	Assert(label.kind == UNIT_LABEL_KEY);
+	if (label.kind != UNIT_LABEL_KEY)
+		return problem(out, ERRCODE_INSUFFICIENT_PRIVILEGE,
+					   psprintf("\"%s\" has no label that leads to privacy unit %s", get_rel_name(relid), unit),
+					   NULL,
+					   pstrdup("Give every table of its inheritance tree the same labels."));
 	hop = find_hop(relid, label.column, &label, unit, out);
 	if (hop == NULL || (inh && !check_descendants(hop, out)))
 		return NULL;
