@@ -46,7 +46,7 @@ SHLIB_LINK = -lcrypto -lm
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget clamping errors explain foreign_tables \
 	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
-	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
+	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover key_units
 CONTRIB_TESTDB = anon_dp_regression
 # isolation suites: specs/<suite>.spec against expected/<suite>.out (several
 # sessions at once, pg_isolation_regress), run by `make installcheck` too

@@ -138,7 +138,8 @@ reads_referenced_rows(private_rel *input, unit_hop *hop)
 {
 	if (input->relid != hop->ref_relid)
 		return false;
-	return hop->ref_inh || !input->inh || !has_subclass(input->relid);
+	return hop->ref_inh || !input->inh || !has_subclass(input->relid) ||
+		find_inheritance_children(input->relid, NoLock) == NIL;
 }
 
 /* every column of key's key equated with the matching column of other (in_first: key in first) */
@@ -454,7 +455,9 @@ key_join_written(level_check *check, int i)
 	int			k;
 
 	initStringInfo(&text);
-	appendStringInfo(&text, "JOIN %s ON ", table);
+	appendStringInfo(&text, "JOIN %s%s ON ",
+					 !hop->ref_inh && has_subclass(hop->ref_relid) &&
+					 find_inheritance_children(hop->ref_relid, NoLock) != NIL ? "ONLY " : "", table);
 	for (k = 0; k < hop->nkeys; k++)
 		appendStringInfo(&text, "%s%s.%s = %s", k > 0 ? " AND " : "", table,
 						 quote_identifier(get_attname(hop->ref_relid, hop->ref_columns[k], false)),

@@ -137,8 +137,9 @@ refuse_other_unit(Oid relid, const unit_label *label, const char *unit)
 	if (label->labels->units != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("anonymization query: table \"%s\" is private to privacy unit %s, which this query does not protect",
-						table, relation_labels_unit_names(label->labels)),
+				 errmsg("anonymization query: table \"%s\" is private to privacy unit%s %s, which this query does not protect",
+						table, list_length(label->labels->units) > 1 ? "s" : "",
+						relation_labels_unit_names(label->labels)),
 				 errdetail("This session's anonymization queries protect privacy unit %s (anon_dp.privacy_unit, set by the data owner per role and database).",
 						   unit),
 				 errhint("If its rows are not personal data of privacy unit %s, a label administrator declares it: SECURITY LABEL FOR anon_dp ON TABLE %s IS 'public for %s'; or run the query as a role whose queries protect %s (ALTER ROLE ... SET anon_dp.privacy_unit = '%s').",
@@ -604,6 +605,9 @@ query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *u
 		}
 		if (!grouped_by_uid)
 			refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
+				   key_unit ?
+				   psprintf("Add %s to the GROUP BY clause of \"%s\": the foreign key through which its rows reach their privacy unit, which anon_dp then selects.",
+							unit_text(&check), name) :
 				   psprintf("Add %s to the GROUP BY clause and the select list of \"%s\".",
 							unit_text(&check), name));
 	}
