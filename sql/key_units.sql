@@ -234,6 +234,10 @@ INSERT INTO ku_stay SELECT k FROM generate_series(0, 199) k;
 SECURITY LABEL FOR anon_dp ON COLUMN ku_region.r_custkey IS 'privacy_unit customer';
 SECURITY LABEL FOR anon_dp ON COLUMN ku_stay.st_region IS 'privacy_unit customer via ku_region';
 SELECT ANON_COUNT(*) = 60 AS to_partitioned FROM ku_stay;
+-- a key to the unit's own column equals the unit: equated with another
+-- table's unit column, it puts the rows together without a join
+SELECT ANON_COUNT(*) = 60 AS key_is_unit FROM ku_visits v JOIN ku_region r ON r.r_custkey = v.v_custkey;
+EXPLAIN (COSTS OFF) SELECT ANON_COUNT(*) FROM ku_visits v JOIN ku_region r ON r.r_custkey = v.v_custkey;
 -- inheritance children do not inherit keys: refused, or read ONLY the parent
 CREATE TABLE ku_old_orders () INHERITS (ku_returns);
 SELECT ANON_COUNT(*) FROM ku_returns;

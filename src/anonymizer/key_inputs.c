@@ -164,9 +164,45 @@ add_dependency(Query *deps, unit_hop *hop)
 }
 
 /*
+ * The column of key input rel whose referenced column holds the unit
+ * itself (its key leads to the table with the unit column in one hop, and
+ * that column is part of the key), or InvalidAttrNumber: the column then
+ * equals the row's unit wherever the referenced row exists.
+ */
+static AttrNumber
+unit_column_of_key(private_rel *rel)
+{
+	unit_hop   *hop = first_hop(rel);
+	int			k;
+
+	if (hop == NULL || list_length(rel->path->hops) != 1)
+		return InvalidAttrNumber;
+	for (k = 0; k < hop->nkeys; k++)
+		if (hop->ref_columns[k] == rel->path->root_column)
+			return hop->columns[k];
+	return InvalidAttrNumber;
+}
+
+/* key input a's column that holds its unit equated with a unit column of b */
+static bool
+key_equals_unit(List *pairs, private_rel *ra, int a, private_rel *rb, int b, bool a_first)
+{
+	AttrNumber	column = unit_column_of_key(ra);
+	int			uid = -1;
+
+	if (column == InvalidAttrNumber || rb->uids == NULL)
+		return false;
+	while ((uid = bms_next_member(rb->uids, uid)) >= 0)
+		if (a_first ? has_pair(pairs, a, column, b, uid) : has_pair(pairs, b, uid, a, column))
+			return true;
+	return false;
+}
+
+/*
  * Does a (of first) belong with b (of second) through a key: a's key equal
- * to the key b's row has, b's key equal to a's, or both keys equal and
- * referencing one key of one table?
+ * to the key b's row has, b's key equal to a's, both keys equal and
+ * referencing one key of one table, or a's key column that holds its unit
+ * (unit_column_of_key) equal to b's unit (or the reverse)?
  */
 static bool
 key_equates(level_check *first, int a, level_check *second, int b, List *pairs, Query *deps)
@@ -175,6 +211,17 @@ key_equates(level_check *first, int a, level_check *second, int b, List *pairs, 
 	private_rel *rb = &second->rels[b];
 	unit_hop   *ha = first_hop(ra);
 	unit_hop   *hb = first_hop(rb);
+
+	if (key_equals_unit(pairs, ra, a, rb, b, true))
+	{
+		add_dependency(deps, ha);
+		return true;
+	}
+	if (key_equals_unit(pairs, rb, b, ra, a, false))
+	{
+		add_dependency(deps, hb);
+		return true;
+	}
 
 	if (ha != NULL && reads_referenced_rows(rb, ha) &&
 		key_equated(pairs, a, ha->columns, b, ha->ref_columns, ha->nkeys, true))
