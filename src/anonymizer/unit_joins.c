@@ -9,6 +9,10 @@
  * GROUP BY uses.  A user-defined "=" (OPERATOR(s.=)) or a nondeterministic
  * collation would join rows of different users.
  *
+ * An input whose unit comes through a foreign key has no unit column: the
+ * equalities of its key with the key it references, or with another key
+ * referencing the same row (key_inputs.c), count as unit equalities.
+ *
  * The private inputs form components:
  *   - the conjuncts of WHERE and of the ON clauses of inner joins, with AND
  *     trees flattened at any depth, unite the inputs they equate (a strict

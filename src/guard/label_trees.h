@@ -5,8 +5,9 @@
  * Reading a parent reads the rows of all its descendants, so a label holds
  * for a whole tree: the tables connected through pg_inherits (with multiple
  * inheritance, also a child's other parents and their relatives).  The
- * labels set on tables of one tree must agree: all 'public', or all the
- * privacy unit on columns of one name (an inherited column keeps its name).
+ * labels set on tables of one tree must agree: the same table label
+ * ('public', or 'public for' the same units) and the same clauses on
+ * columns of the same names (an inherited column keeps its name).
  * A table without a label of its own takes the label of its labelled
  * ancestors -- a new partition of a private table is private.  A table
  * without a label of its own or of an ancestor is classified by its
