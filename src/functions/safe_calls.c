@@ -136,14 +136,27 @@ check_target(Oid target, FuncExpr *wrapper)
 	{
 		actual[i] = exprType((Node *) list_nth(wrapper->args, i + SAFE_CALL_LEADING_ARGS));
 		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
-		if (declared[i] == ANYOID)
-			continue;			/* the function reads the type from the call */
-		if (declared[i] == INTERNALOID ||
-			(!IsPolymorphicType(declared[i]) && !IsBinaryCoercible(actual[i], declared[i])))
+		/* the parser never leaves a literal untyped where a function reads it */
+		if (actual[i] == UNKNOWNOID || declared[i] == INTERNALOID)
+			refuse_target(target, psprintf("argument %d has type %s", i + 1,
+										   format_type_be(actual[i])));
+		if (declared[i] != ANYOID && !IsPolymorphicType(declared[i]) &&
+			!IsBinaryCoercible(actual[i], declared[i]))
 			refuse_target(target, psprintf("argument %d has type %s, the function takes %s", i + 1,
 										   format_type_be(actual[i]), format_type_be(declared[i])));
 	}
+	/* polymorphic parameters resolved as the parser would (declared[] in place) */
 	result = enforce_generic_type_consistency(actual, declared, nargs, proc->prorettype, false);
+	/*
+	 * ... and no coercion left for the call to make: the parser coerces each
+	 * argument to its resolved type, a call by hand gets no coercion, so a
+	 * value must already have the representation the function reads ("any"
+	 * parameters read the type of the call's own argument).
+	 */
+	for (i = 0; i < nargs; i++)
+		if (declared[i] != ANYOID && !IsBinaryCoercible(actual[i], declared[i]))
+			refuse_target(target, psprintf("argument %d has type %s, the call needs %s", i + 1,
+										   format_type_be(actual[i]), format_type_be(declared[i])));
 	if (!IsBinaryCoercible(result, wrapper->funcresulttype))
 		refuse_target(target, psprintf("it returns %s, not %s", format_type_be(result),
 									   format_type_be(wrapper->funcresulttype)));
