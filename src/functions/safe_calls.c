@@ -136,8 +136,11 @@ check_target(Oid target, FuncExpr *wrapper)
 	{
 		actual[i] = exprType((Node *) list_nth(wrapper->args, i + SAFE_CALL_LEADING_ARGS));
 		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
-		/* the parser never leaves a literal untyped where a function reads it */
-		if (actual[i] == UNKNOWNOID || declared[i] == INTERNALOID)
+		/*
+		 * the parser leaves a literal untyped only for an "any" parameter,
+		 * whose function reads the type from the call as the value has it
+		 */
+		if ((actual[i] == UNKNOWNOID && declared[i] != ANYOID) || declared[i] == INTERNALOID)
 			refuse_target(target, psprintf("argument %d has type %s", i + 1,
 										   format_type_be(actual[i])));
 		if (declared[i] != ANYOID && !IsPolymorphicType(declared[i]) &&
