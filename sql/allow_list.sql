@@ -166,6 +166,24 @@ FROM (SELECT uid, max(born) AS last_birth, string_agg(small, ',' ORDER BY small)
       FROM al_people GROUP BY uid) per_user
 WHERE last_birth > date '1999-01-01' AND s <> '';
 
+-- ==== a function named like one of anon_dp's in its schema is not anon_dp's ====
+-- (red team: with CREATE on the extension's schema, as databases created
+-- before PostgreSQL 15 grant it to PUBLIC, an analyst's anon_dp_tau(text)
+-- passed as an analysts' function of anon_dp and kept every row it saw)
+RESET SESSION AUTHORIZATION;
+GRANT CREATE ON SCHEMA public TO al_analyst;
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+CREATE FUNCTION public.anon_dp_tau(x text) RETURNS float8 LANGUAGE plpgsql
+    AS $$ BEGIN PERFORM set_config('al.stolen', x, false); RETURN 1; END $$;
+SELECT ANON_COUNT(*) FROM al_people WHERE anon_dp_tau(ssn) > 0;
+SELECT current_setting('al.stolen', true) IS NULL AS nothing_kept;
+DROP FUNCTION public.anon_dp_tau(text);
+RESET SESSION AUTHORIZATION;
+REVOKE CREATE ON SCHEMA public FROM al_analyst;
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+
 -- ==== a superuser vouches for a function left out ====
 RESET SESSION AUTHORIZATION;
 SECURITY LABEL FOR anon_dp ON FUNCTION format(text, VARIADIC "any") IS 'trusted';

@@ -125,13 +125,25 @@ forget_cache(Datum arg, int cacheid, uint32 hashvalue)
 	pg_proc_changes++;
 }
 
-/* OID of schema.name(argtypes), or InvalidOid (see require_function) */
+/* whether funcid is one of the extension's own functions (pg_depend) */
+static bool
+is_member(Oid funcid)
+{
+	return OidIsValid(funcid) && hash_search(cache->functions, &funcid, HASH_FIND, NULL) != NULL;
+}
+
+/*
+ * OID of schema.name(argtypes), or InvalidOid (see require_function): the
+ * extension's own function only, never one a role with CREATE on the schema
+ * made under the same name
+ */
 static Oid
 lookup_function(const char *name, int nargs, const Oid *argtypes)
 {
 	List	   *qualified = list_make2(makeString(cache->schema), makeString(pstrdup(name)));
+	Oid			funcid = LookupFuncName(qualified, nargs, argtypes, true);
 
-	return LookupFuncName(qualified, nargs, argtypes, true);
+	return is_member(funcid) ? funcid : InvalidOid;
 }
 
 /* A function the anonymizer needs is missing only from a damaged installation. */
@@ -280,7 +292,8 @@ resolve_known_functions(void)
 															 false, false, true);
 
 		for (; candidates; candidates = candidates->next)
-			add_function(candidates->oid, ROLE_ANALYST, -1);
+			if (is_member(candidates->oid))
+				add_function(candidates->oid, ROLE_ANALYST, -1);
 	}
 }
 
