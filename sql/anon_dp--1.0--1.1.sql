@@ -14,3 +14,16 @@ CREATE FUNCTION anon_dp_allow_list(OUT kind text, OUT object oid, OUT signature 
                                    OUT constant_reasons text[])
 RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Catalog masking of relation sizes (doc/access.md, "Catalogs")
+--------------------------------------------------------------------------
+
+-- pg_relation_size(rel[, fork]) (which = 1), pg_total_relation_size (2),
+-- pg_table_size (3), pg_indexes_size (4) of a relation an anonymized role may
+-- see the statistics of, NULL for the others: what anon_dp's catalog masking
+-- puts in place of those calls in an anonymized session, which may not call
+-- them itself (a function body or a constraint would call them unmasked)
+CREATE FUNCTION anon_dp_masked_size(which int4, rel regclass, fork text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'anon_dp_masked_size'
+LANGUAGE C VOLATILE PARALLEL SAFE;

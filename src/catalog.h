@@ -39,6 +39,7 @@ typedef enum anon_dp_emitted
 	EMIT_SAFE_IO_STABLE,
 	EMIT_SAFE_IO_VOLATILE,
 	EMIT_STATISTICS_VISIBLE,	/* anon_dp_statistics_visible: catalog masking */
+	EMIT_MASKED_SIZE,			/* anon_dp_masked_size: a size, masked */
 	EMIT_CANONICAL_NUMERIC,		/* anon_dp_canonical_key: released keys, */
 	EMIT_CANONICAL_FLOAT8,		/* one per type */
 	EMIT_CANONICAL_FLOAT4,
