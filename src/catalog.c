@@ -53,11 +53,12 @@ typedef struct function_entry
 	anon_dp_release_args args;	/* of a release */
 } function_entry;
 
-/* where one of the extension's functions lives (doc/functions.md, "Where the functions live") */
+/* where a function lives (doc/functions.md, "Where the functions live") */
 typedef enum function_schema
 {
-	EXTENSION_SCHEMA,		/* pg_extension.extnamespace: what users call */
-	INTERNAL_SCHEMA			/* ANON_DP_INTERNAL_SCHEMA: what the rewriter emits */
+	EXTENSION_SCHEMA,			/* pg_extension.extnamespace: what users call */
+	INTERNAL_SCHEMA,			/* ANON_DP_INTERNAL_SCHEMA: what the rewriter emits */
+	FUNCTION_SCHEMA_COUNT_
 } function_schema;
 
 /* the extension's schema of internals, created by sql/anon_dp--1.0--1.1.sql */
@@ -141,7 +142,7 @@ typedef struct catalog_cache
 {
 	Oid			extension;		/* InvalidOid: not installed */
 	char	   *schema;			/* the extension's schema, by name */
-	Oid			schemas[2];		/* by function_schema; InvalidOid: missing */
+	Oid			schemas[FUNCTION_SCHEMA_COUNT_];	/* InvalidOid: missing */
 	Oid			emitted[EMIT_COUNT_];
 	Oid		   *kind_aggregates;	/* by index into anon_kinds */
 	Oid		   *kind_blocks;
