@@ -518,6 +518,14 @@ allow_list_check_node(Node *node)
 		check_column_definitions((RangeTblFunction *) node);
 	if (IsA(node, Var))
 		check_system_column((Var *) node);
+	/* the equality operators of a UNION, INTERSECT or EXCEPT without ALL */
+	if (IsA(node, SetOperationStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((SetOperationStmt *) node)->groupClauses)
+			check_calls((Node *) lfirst(lc));
+	}
 	check_calls(node);
 	if (rule != NODE_EXPRESSION)
 		return;
