@@ -4,6 +4,8 @@
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 DROP ROLE IF EXISTS ff_user;
 RESET client_min_messages;
 CREATE ROLE ff_user;
