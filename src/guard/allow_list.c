@@ -435,6 +435,45 @@ check_operator(Oid opno, List *args)
 	check_call(get_opcode(opno), args);
 }
 
+/*
+ * x op ANY/ALL (array): the operator is called once per element and is not
+ * evaluated SAFE; one that is not a comparison of a btree family (LIKE, a
+ * regular expression, containment) may reject an element (an escape at the
+ * end of a LIKE pattern), so its array must come from the statement's
+ * constants.
+ */
+static void
+check_array_of_operator(ScalarArrayOpExpr *expr)
+{
+	if (get_op_btree_interpretation(expr->opno) != NIL ||
+		computed_from_constants((Node *) lsecond(expr->args)))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the array of %s %s in an anonymization query of an anonymized role must be a constant",
+					format_operator(expr->opno), expr->useOr ? "ANY" : "ALL"),
+			 errdetail("The operator may reject an element with an error, which would show one user's value."),
+			 errhint("Write the array as a constant, or compare one value at a time: x %s a OR x %s b.",
+					 get_opname(expr->opno), get_opname(expr->opno))));
+}
+
+/*
+ * ARRAY[ARRAY[...], ARRAY[...]]: sub-arrays of other dimensions raise an
+ * error that is not a call's, so they must come from the statement's
+ * constants.
+ */
+static void
+check_multidimensional_array(ArrayExpr *array)
+{
+	if (!array->multidims || computed_from_constants((Node *) array->elements))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("a multidimensional ARRAY[...] of arrays computed from rows cannot be used in an anonymization query of an anonymized role"),
+			 errdetail("Sub-arrays of other dimensions raise an error, which would show one user's value."),
+			 errhint("Build a one-dimensional array, or concatenate arrays with array_cat().")));
+}
+
 /* the operators and functions a node calls, with the arguments they see */
 static void
 check_calls(Node *node)
@@ -455,6 +494,7 @@ check_calls(Node *node)
 			break;
 		case T_ScalarArrayOpExpr:
 			check_operator(((ScalarArrayOpExpr *) node)->opno, ((ScalarArrayOpExpr *) node)->args);
+			check_array_of_operator((ScalarArrayOpExpr *) node);
 			break;
 		case T_RowCompareExpr:
 			forthree(o, ((RowCompareExpr *) node)->opnos, l, ((RowCompareExpr *) node)->largs,
@@ -470,6 +510,9 @@ check_calls(Node *node)
 		case T_SortGroupClause:
 			check_operator(((SortGroupClause *) node)->eqop, NIL);
 			check_operator(((SortGroupClause *) node)->sortop, NIL);
+			break;
+		case T_ArrayExpr:
+			check_multidimensional_array((ArrayExpr *) node);
 			break;
 		default:
 			break;

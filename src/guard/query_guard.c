@@ -21,6 +21,7 @@
 #include "guard/allow_list.h"
 #include "guard/catalog_masking.h"
 #include "guard/guard.h"
+#include "guard/hidden_builtins.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -41,7 +42,7 @@ check_function(Oid funcid, void *arg)
 
 	if (!OidIsValid(funcid))
 		return;
-	check_hidden_builtin(funcid, NULL);
+	refuse_hidden_builtin_call(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
@@ -243,7 +244,7 @@ plan_guard_walker(Node *node, void *context)
 		}
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	for_each_called_function(node, check_hidden_builtin, NULL);
+	for_each_called_function(node, refuse_hidden_builtin_call, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 

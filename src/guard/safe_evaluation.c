@@ -120,8 +120,12 @@ safe_mutator(Node *node, void *context)
 	{
 		FuncExpr   *f = (FuncExpr *) node;
 
-		/* without arguments a call cannot fail on a value */
-		if (f->args != NIL && wrappable(f->funcid))
+		/*
+		 * without arguments a call cannot fail on a value; a call with
+		 * VARIADIC written out hands its array to a variadic "any" parameter
+		 * as one value, which the wrapper's call could not tell apart
+		 */
+		if (f->args != NIL && !f->funcvariadic && wrappable(f->funcid))
 			return (Node *) safe_call(f->funcid, f->funcresulttype, f->args, f->funccollid,
 									  f->inputcollid, f->location);
 	}
