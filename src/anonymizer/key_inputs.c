@@ -315,21 +315,26 @@ row_reference_walker(Node *node, row_reference *ref)
 	return expression_tree_walker(node, row_reference_walker, (void *) ref);
 }
 
-/* Its whole row or a system column would not survive the table becoming a subquery. */
-static void
-refuse_row_references(level_check *check, int i)
+/*
+ * Its whole row or a system column would not survive the entry at rtindex
+ * of query becoming a subquery that adds the unit (or, for a subquery,
+ * gaining the unit as a column).
+ */
+void
+refuse_row_references(Query *query, int rtindex)
 {
-	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
-	row_reference ref = {check->rels[i].rtindex, 0, 0, false};
+	RangeTblEntry *rte = rt_fetch(rtindex, query->rtable);
+	row_reference ref = {rtindex, 0, 0, false};
 
-	query_tree_walker(check->query, row_reference_walker, (void *) &ref, 0);
+	query_tree_walker(query, row_reference_walker, (void *) &ref, 0);
 	if (!ref.found)
 		return;
 	refuse(ref.attno == InvalidAttrNumber ?
 		   psprintf("the whole row of \"%s\" is not supported: its privacy unit comes through a foreign key",
 					rte->eref->aliasname) :
 		   psprintf("system column \"%s\" of \"%s\" is not supported: its privacy unit comes through a foreign key",
-					get_attname(rte->relid, ref.attno, false), rte->eref->aliasname),
+					rte->rtekind == RTE_RELATION ? get_attname(rte->relid, ref.attno, false) : "?",
+					rte->eref->aliasname),
 		   "anon_dp joins the table with the tables its key references; read the table's own columns by name.");
 }
 
@@ -427,7 +432,7 @@ expand_key_input(level_check *check, int i)
 	int			natts = list_length(rte->eref->colnames);
 
 	Assert(rel->path != NULL && rel->uids == NULL && rte->rtekind == RTE_RELATION);
-	refuse_row_references(check, i);
+	refuse_row_references(check->query, rel->rtindex);
 	sub->rtable = list_make1(copyObject(rte));
 	ref->rtindex = 1;
 	sub->jointree->fromlist = list_make1(ref);

@@ -117,6 +117,12 @@ typedef struct key_edge
 extern List *key_edges(level_check *first, int first_up, level_check *second, int second_up,
 					   List *conjuncts, Query *deps);
 
+/*
+ * ERROR if query reads the whole row or a system column of its entry at
+ * rtindex, which is about to gain the unit as a column.
+ */
+extern void refuse_row_references(Query *query, int rtindex);
+
 /* Expand key input i: its table becomes a subquery that adds its unit. */
 extern void expand_key_input(level_check *check, int i);
 

@@ -222,8 +222,16 @@ input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type, uni
 				return view_unit(rte->relid, uids, uid_type, check->context);
 			return table_unit(rte, uids, uid_type, path);
 		case RTE_SUBQUERY:
-			return query_unit(rte->subquery, lcons(check->query, check->outer), name,
-							  uids, uid_type, check->context, rte);
+			{
+				int			columns = list_length(rte->eref->colnames);
+				bool		private = query_unit(rte->subquery, lcons(check->query, check->outer),
+												 name, uids, uid_type, check->context, rte);
+
+				/* anon_dp added the unit to its select list (key_inputs.c) */
+				if (list_length(rte->eref->colnames) != columns)
+					refuse_row_references(check->query, rtindex);
+				return private;
+			}
 		case RTE_CTE:
 			{
 				List	   *cte_outer;
