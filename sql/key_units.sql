@@ -299,6 +299,12 @@ SHOW anon_dp.privacy_unit;
 SET anon_dp.privacy_unit = supplier;
 SELECT ANON_COUNT(*) = 60 AS customers FROM ku_lineitem;
 SELECT ANON_COUNT(*) = 60 AS q4 FROM ku_orders o WHERE EXISTS (SELECT 1 FROM ku_lineitem l WHERE l.l_orderkey = o.o_orderkey);
+-- calls over private values evaluate SAFE (a data exception is NULL) also
+-- where the table became a subquery that joins its keys, and over a FROM
+-- subquery: no error tells a row apart
+SELECT ANON_COUNT(*) = 0 AS safe_through_keys FROM ku_lineitem WHERE l_qty / (l_line - l_line) > 0;
+SELECT ANON_COUNT(*) = 0 AS safe_over_subquery FROM (SELECT l_orderkey, l_qty, l_line FROM ku_lineitem) s
+WHERE s.l_qty / (s.l_line - s.l_line) > 0;
 -- the tables the rewriter adds are read for the analyst, not granted to it
 SELECT * FROM ku_orders;
 SELECT count(*) FROM ku_supplier;

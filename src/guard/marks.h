@@ -11,7 +11,10 @@
 
 #include "nodes/parsenodes.h"
 
-/* Mark every private table and view the query (at any depth) reads. */
+/*
+ * Mark every private table and view the query (at any depth) reads, and the
+ * FROM subqueries and WITH references through which a level reads them.
+ */
 extern void mark_private_inputs(Query *query);
 
 extern bool entry_is_marked(RangeTblEntry *rte);

@@ -225,6 +225,17 @@ guard_analyzed_statement(Query *query)
 /* ---- the planner's input ---- */
 
 static bool
+expanded_marked_view(Query *query)
+{
+	RangeTblEntry *first;
+
+	if (query->rtable == NIL)
+		return false;
+	first = (RangeTblEntry *) linitial(query->rtable);
+	return first->rtekind == RTE_RELATION && first->relkind == RELKIND_VIEW && entry_is_marked(first);
+}
+
+static bool
 plan_guard_walker(Node *node, void *context)
 {
 	if (node == NULL)
@@ -232,15 +243,20 @@ plan_guard_walker(Node *node, void *context)
 	if (IsA(node, Query))
 	{
 		Query	   *query = (Query *) node;
+		ListCell   *lc;
 
-		/* an expanded view keeps its own entry first (OLD): carry its mark inside */
-		if (query->rtable != NIL)
+		/*
+		 * an expanded view keeps its own entry first (OLD): carry its mark
+		 * inside, and to the entry that reads it (now a subquery)
+		 */
+		if (expanded_marked_view(query))
+			mark_private_inputs(query);
+		foreach(lc, query->rtable)
 		{
-			RangeTblEntry *first = (RangeTblEntry *) linitial(query->rtable);
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
-			if (first->rtekind == RTE_RELATION && first->relkind == RELKIND_VIEW &&
-				entry_is_marked(first))
-				mark_private_inputs(query);
+			if (rte->rtekind == RTE_SUBQUERY && expanded_marked_view(rte->subquery))
+				mark_entry(rte);
 		}
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}

@@ -8,6 +8,8 @@
  * hide its hazard from the planner), in the levels that read private rows:
  * the per-user level the anonymizer built and everything below it (its FROM,
  * WHERE, subqueries, views, and the arguments of the per-user partials).
+ * A level reads private rows through a marked entry: a private table or
+ * view, or a FROM subquery or WITH query reading one (marks.c).
  * Comparison operators of btree operator families are left as they are: they
  * never reject a valid value of their type.  Levels above (released and
  * post-processing) see released values only.
@@ -144,7 +146,7 @@ safe_mutator(Node *node, void *context)
 }
 
 static bool
-reads_marked_relation(Query *query)
+reads_marked_entry(Query *query)
 {
 	ListCell   *lc;
 
@@ -152,7 +154,7 @@ reads_marked_relation(Query *query)
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
-		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
+		if (entry_is_marked(rte))
 			return true;
 	}
 	return false;
@@ -168,7 +170,7 @@ find_private_levels_walker(Node *node, void *context)
 	{
 		Query	   *query = (Query *) node;
 
-		if (reads_marked_relation(query))
+		if (reads_marked_entry(query))
 		{
 			query_tree_mutator(query, safe_mutator, context, QTW_DONT_COPY_QUERY);
 			return false;
