@@ -233,6 +233,18 @@ INSERT INTO al_checked VALUES (1);
 CREATE TEMP TABLE al_defaulted (x int, n bigint DEFAULT pg_stat_get_numscans('al_people'::regclass));
 INSERT INTO al_defaulted (x) VALUES (1);
 DROP TABLE al_checked, al_defaulted;
+-- ... also in a parallel worker, where a body that is not inlined runs alone
+-- (red team round 2: the checks returned early in workers)
+CREATE FUNCTION al_own.scans_in_worker(o oid) RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC SELECT pg_stat_get_numscans(o) FROM (VALUES (1)) v; END;
+CREATE FUNCTION al_own.reltuples_in_worker(o oid) RETURNS real LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC SELECT reltuples FROM pg_class WHERE oid = o; END;
+SET force_parallel_mode = on;
+SET parallel_leader_participation = off;
+SELECT al_own.scans_in_worker('al_people'::regclass);
+SELECT al_own.reltuples_in_worker('al_people'::regclass);
+RESET force_parallel_mode;
+RESET parallel_leader_participation;
 -- in the statement itself the sizes are masked: the public table's shows
 SELECT pg_relation_size('al_people') AS private_size, pg_relation_size('al_pub') > 0 AS public_size,
        pg_total_relation_size('al_pub') >= pg_relation_size('al_pub', 'main') AS total_size;
