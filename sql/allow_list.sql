@@ -178,11 +178,19 @@ WHERE extract(year FROM born) >= 2000 AND born + interval '1 day' > date '2000-0
   AND now() >= seen - interval '100 years' AND CASE WHEN salary > 500000 THEN true ELSE salary >= 0 END
 GROUP BY data->>'city' ORDER BY city;
 -- the argument of a prepared statement is a constant of the statement
-PREPARE al_pattern(text, int) AS
-SELECT ANON_COUNT(*) > 900 AS released FROM al_people
-WHERE diagnosis ~ $1 AND length(repeat(small, $2)) = $2;
-EXECUTE al_pattern('^diag', 3);
+PREPARE al_pattern(text) AS
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people WHERE diagnosis ~ $1;
+EXECUTE al_pattern('^diag');
 DEALLOCATE al_pattern;
+-- ... but a size argument is a literal the statement fixes, and a small one
+-- (red team round 2: repeat(x, 100000000) in one user's branch, timed by
+-- clock_timestamp() in the same query, released the time through the noise)
+PREPARE al_size(int) AS SELECT ANON_COUNT(*) FROM al_people WHERE length(repeat(small, $1)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE length(repeat(small, 100000000)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE length(lpad(ssn, 20000)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE cardinality(array_fill(0, ARRAY[200, 200])) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE factorial(100000) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE CASE WHEN uid = 42 THEN clock_timestamp() > statement_timestamp() END;
 -- ... but not a subquery over private rows
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ (SELECT min(ssn) FROM al_people);
 -- an aggregate's support function is reached through the aggregate only
