@@ -457,7 +457,8 @@ alternative_to(const char *name)
 		const char *alternative;
 	}			alternatives[] = {
 		{"format", "Concatenate with || or concat(), or format released values outside the anonymization query."},
-		{"timeofday", "Use clock_timestamp()."},
+		{"timeofday", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
+		{"clock_timestamp", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
 		{"pg_column_size", "Use octet_length()."},
 		{"random", "Draw random numbers outside the anonymization query; the ANON_* aggregates add their own noise."},
 		{"regexp_matches", "Use regexp_match(), which returns one match."},
