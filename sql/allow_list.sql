@@ -150,6 +150,17 @@ WHERE num_nulls((CASE WHEN uid = 42 THEN 'NaN'::numeric ELSE uid END)::int,
                 unistr(CASE WHEN uid = 42 THEN '\zz' ELSE 'a' END),
                 date_bin(CASE WHEN uid = 42 THEN '1 month' ELSE '1 day' END::interval, seen, timestamptz '2024-01-01'),
                 array_position(CASE WHEN uid = 42 THEN ARRAY[[1], [2]] ELSE ARRAY[1] END, 1)) >= 0;
+-- SAFE in every level that sees a private value, also above a subquery, a
+-- WITH query or a view (red team round 2: the argument of ANON_SUM over a
+-- subquery was evaluated raw and failed on one user's value), and inside the
+-- listed functions written in SQL, whose bodies are inlined and their calls
+-- wrapped (a wrapped SQL function kept its state after a caught error and
+-- returned NULL for the next row too): every row of the other users counts
+SELECT abs(ANON_SUM(ssn::int, 0, 1)) < 5 AS ran FROM (SELECT uid, ssn FROM al_people) s;
+WITH w AS (SELECT uid, ssn FROM al_people) SELECT abs(ANON_SUM(ssn::int, 0, 1)) < 5 AS ran FROM w;
+SELECT l, abs(ANON_COUNT(*) - 1000 / 3) < 30 AS all_counted
+FROM (SELECT uid, log(CASE uid % 3 WHEN 0 THEN 10 WHEN 1 THEN -1 ELSE 100 END::numeric) AS l FROM al_people) s
+GROUP BY l ORDER BY l;
 -- constant arrays and one-dimensional arrays stay allowed
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
 WHERE diagnosis LIKE ANY (ARRAY['diag%', 'x%']) AND ARRAY[uid, salary] IS NOT NULL

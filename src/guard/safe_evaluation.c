@@ -18,11 +18,15 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "guard/allow_list.h"
@@ -43,10 +47,49 @@ by_volatility(char volatility, anon_dp_emitted immutable, anon_dp_emitted stable
  * to hold nothing when it raises), one result, parallel safe
  */
 static bool
+written_in_sql(Oid funcid)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	bool		sql;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	sql = ((Form_pg_proc) GETSTRUCT(tuple))->prolang == SQLlanguageId;
+	ReleaseSysCache(tuple);
+	return sql;
+}
+
+static bool
 wrappable(Oid funcid)
 {
 	return allowed_builtin_lookup(funcid) != NULL && !get_func_retset(funcid) &&
-		func_parallel(funcid) == PROPARALLEL_SAFE;
+		func_parallel(funcid) == PROPARALLEL_SAFE && !written_in_sql(funcid);
+}
+
+/*
+ * A listed function written in SQL (log(numeric), anytextcat behind
+ * text || value, interval + date, ...) is not wrapped: a wrapper catching an
+ * error in the middle of its body would leave the body's execution state
+ * behind for the next row.  Its body is inlined instead, as the planner
+ * would, and the calls the body makes are wrapped.
+ */
+static Node *safe_mutator(Node *node, void *context);
+
+static Node *
+inline_sql_call(Node *node, Oid funcid, void *context)
+{
+	Node	   *inlined = eval_const_expressions(NULL, node);
+
+	if ((IsA(inlined, FuncExpr) && ((FuncExpr *) inlined)->funcid == funcid) ||
+		(IsA(inlined, OpExpr) && ((OpExpr *) inlined)->opfuncid == funcid))
+		return inlined;			/* not inlined: not SAFE (errors: the fixed one) */
+	return safe_mutator(inlined, context);
+}
+
+static bool
+listed_sql_function(Oid funcid)
+{
+	return allowed_builtin_lookup(funcid) != NULL && written_in_sql(funcid);
 }
 
 /*
@@ -117,6 +160,14 @@ safe_mutator(Node *node, void *context)
 	if (IsA(node, Query))
 		return (Node *) query_tree_mutator((Query *) node, safe_mutator, context, 0);
 	node = expression_tree_mutator(node, safe_mutator, context);
+	if (IsA(node, FuncExpr) && listed_sql_function(((FuncExpr *) node)->funcid))
+		return inline_sql_call(node, ((FuncExpr *) node)->funcid, context);
+	if (IsA(node, OpExpr))
+	{
+		set_opfuncid((OpExpr *) node);
+		if (listed_sql_function(((OpExpr *) node)->opfuncid))
+			return inline_sql_call(node, ((OpExpr *) node)->opfuncid, context);
+	}
 	if (IsA(node, FuncExpr))
 	{
 		FuncExpr   *f = (FuncExpr *) node;
