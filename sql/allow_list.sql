@@ -20,6 +20,7 @@ CREATE TABLE al_pub (k int PRIMARY KEY, v text);
 INSERT INTO al_pub SELECT g, 'v' || g FROM generate_series(1, 100) g;
 SECURITY LABEL FOR anon_dp ON TABLE al_pub IS 'public';
 CREATE ROLE al_analyst;
+GRANT SELECT ON al_pub TO al_analyst;
 SECURITY LABEL FOR anon_dp ON ROLE al_analyst IS 'anonymized';
 SET anon_dp.max_epsilon = 1000;
 SELECT anon_dp_set_budget('al_analyst', 1000000, 1);
@@ -211,6 +212,18 @@ SELECT ANON_COUNT(*) > 900 AS released
 FROM (SELECT uid, max(born) AS last_birth, string_agg(small, ',' ORDER BY small) AS s
       FROM al_people GROUP BY uid) per_user
 WHERE last_birth > date '1999-01-01' AND s <> '';
+
+-- ==== no plans and no planner messages of statements over private rows ====
+-- (red team round 2: debug_print_plan printed the planner's row estimates, and
+-- EXPLAIN (COSTS OFF) plans compared as a constant moved revealed the
+-- histogram of a private column: its largest value is one user's)
+SET debug_print_plan = on;
+SET client_min_messages = log;
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people WHERE salary > 0;
+RESET debug_print_plan;
+RESET client_min_messages;
+EXPLAIN (COSTS OFF) SELECT ANON_COUNT(*) FROM al_people WHERE salary < 100500;
+EXPLAIN (COSTS OFF) SELECT k FROM al_pub;
 
 -- ==== a function named like one of anon_dp's in its schema is not anon_dp's ====
 -- (red team: with CREATE on the extension's schema, as databases created
