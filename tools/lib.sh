@@ -80,6 +80,20 @@ stop_cluster() {
 	CLUSTER_DIR=""
 }
 
+# the pg_regress suites (REGRESS in the Makefile), one a line
+regress_suites() {
+	make -s -C "$ANON_DP_ROOT" PG_CONFIG="$PG_BIN/pg_config" print-regress
+}
+
+# regress_failed_suites LOG: the suites of REGRESS that the pg_regress output
+# in LOG does not report as passed, one a line
+regress_failed_suites() {
+	local suite
+	while IFS= read -r suite; do
+		grep -Eq "^(test|ok|not ok)? *[0-9 ]*-? *${suite} +\.\.\. ok|^ok +[0-9]+ +- +${suite} " "$1" || echo "$suite"
+	done < <(regress_suites)
+}
+
 # psql as the cluster owner, quiet, stop on the first error
 pg_psql() {
 	as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
