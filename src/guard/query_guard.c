@@ -21,6 +21,7 @@
 #include "guard/allow_list.h"
 #include "guard/catalog_masking.h"
 #include "guard/guard.h"
+#include "guard/hidden_builtins.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -37,12 +38,11 @@ typedef struct guard_context
 static void
 check_function(Oid funcid, void *arg)
 {
-	guard_context *cxt = (guard_context *) arg;
 	char	   *name;
 
 	if (!OidIsValid(funcid))
 		return;
-	check_hidden_builtin(funcid, NULL);
+	refuse_hidden_builtin_call(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
@@ -52,8 +52,6 @@ check_function(Oid funcid, void *arg)
 				 errmsg("function %s() is an internal building block of anon_dp", name),
 				 errdetail("Called directly it would not bound each user's contribution."),
 				 errhint("Use the ANON_* aggregates, for example ANON_COUNT(*) or ANON_SUM(x, 0, 100).")));
-	if (cxt->anonymization_depth > 0)
-		allow_list_check_function(funcid);
 }
 
 /* an ANON_* aggregate of this very level (not of a sublevel) */
@@ -167,6 +165,8 @@ guard_walker(Node *node, guard_context *cxt)
 			cxt->anonymization_found = true;
 		}
 		guard_range_table(query, cxt);
+		if (cxt->anonymization_depth > 0)
+			allow_list_check_query(query);
 		query_tree_walker(query, guard_walker, (void *) cxt, 0);
 		if (anonymization)
 			cxt->anonymization_depth--;
@@ -244,7 +244,7 @@ plan_guard_walker(Node *node, void *context)
 		}
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	for_each_called_function(node, check_hidden_builtin, NULL);
+	for_each_called_function(node, refuse_hidden_builtin_call, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 

@@ -2,7 +2,8 @@
  * safe_evaluation.c -- SAFE semantics for the calls that see private values
  * (safe_evaluation.h).
  *
- * Which calls: functions, operators and I/O casts that are built in and
+ * Which calls: functions and operators of the allow-list and I/O casts
+ * between its types (known to hold nothing when they raise) that are
  * parallel safe (a wrapper is parallel safe; wrapping anything else would
  * hide its hazard from the planner), in the levels that read private rows:
  * the per-user level the anonymizer built and everything below it (its FROM,
@@ -16,7 +17,6 @@
  */
 #include "postgres.h"
 
-#include "access/transam.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -24,10 +24,10 @@
 #include "utils/lsyscache.h"
 
 #include "catalog.h"
+#include "guard/allow_list.h"
+#include "guard/allowed_builtins.h"
 #include "guard/marks.h"
 #include "guard/safe_evaluation.h"
-
-#define IS_BUILTIN(oid) ((oid) < FirstNormalObjectId)
 
 static anon_dp_emitted
 by_volatility(char volatility, anon_dp_emitted immutable, anon_dp_emitted stable,
@@ -37,11 +37,14 @@ by_volatility(char volatility, anon_dp_emitted immutable, anon_dp_emitted stable
 		volatility == PROVOLATILE_STABLE ? stable : volatile_;
 }
 
-/* a call of funcid that is worth and safe to wrap */
+/*
+ * a call of funcid that is worth and safe to wrap: on the allow-list (known
+ * to hold nothing when it raises), one result, parallel safe
+ */
 static bool
 wrappable(Oid funcid)
 {
-	return IS_BUILTIN(funcid) && !get_func_retset(funcid) &&
+	return allowed_builtin_lookup(funcid) != NULL && !get_func_retset(funcid) &&
 		func_parallel(funcid) == PROPARALLEL_SAFE;
 }
 
@@ -88,9 +91,11 @@ safe_io(CoerceViaIO *cast)
 	char		volatility;
 	FuncExpr   *call;
 
+	if (!allow_list_type_allowed(exprType((Node *) cast->arg)) || !allow_list_type_allowed(cast->resulttype))
+		return (Expr *) cast;
 	getTypeOutputInfo(exprType((Node *) cast->arg), &output, &varlena);
 	getTypeInputInfo(cast->resulttype, &input, &ioparam);
-	if (!wrappable(output) || !wrappable(input))
+	if (func_parallel(output) != PROPARALLEL_SAFE || func_parallel(input) != PROPARALLEL_SAFE)
 		return (Expr *) cast;
 	volatility = Max(func_volatile(output), func_volatile(input));	/* 'i' < 's' < 'v' */
 	call = makeFuncExpr(anon_dp_emitted_function(by_volatility(volatility, EMIT_SAFE_IO_IMMUTABLE,
@@ -115,8 +120,12 @@ safe_mutator(Node *node, void *context)
 	{
 		FuncExpr   *f = (FuncExpr *) node;
 
-		/* without arguments a call cannot fail on a value */
-		if (f->args != NIL && wrappable(f->funcid))
+		/*
+		 * without arguments a call cannot fail on a value; a call with
+		 * VARIADIC written out hands its array to a variadic "any" parameter
+		 * as one value, which the wrapper's call could not tell apart
+		 */
+		if (f->args != NIL && !f->funcvariadic && wrappable(f->funcid))
 			return (Node *) safe_call(f->funcid, f->funcresulttype, f->args, f->funccollid,
 									  f->inputcollid, f->location);
 	}
