@@ -131,6 +131,30 @@ SELECT ANON_COUNT(*) FROM al_people WHERE numrange(uid, uid + 1, small) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people, generate_series(1, salary) g;
 SELECT ANON_COUNT(*) FROM al_people WHERE (SELECT count(*) FROM generate_series(1, salary)) > 0;
 
+-- ==== errors that a value chooses, beyond data exceptions (red team) ====
+-- they would fail the query (the fixed error) on one user's value: one bit
+-- per statement.  Refused where no call could turn them into NULL ...
+SELECT ANON_COUNT(*) FROM al_people WHERE 'ab' LIKE ANY (ARRAY[CASE WHEN uid = 42 THEN 'a\' ELSE 'b' END]);
+SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY[ARRAY[1], CASE WHEN uid = 42 THEN ARRAY[1, 2] ELSE ARRAY[3] END] IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY[ROW(uid, '{}'::json)] = ARRAY[ROW(42, '{}'::json)];
+SELECT ANON_COUNT(*) FROM al_people WHERE (uid, ssn) IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY[data::json] IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE length(bpchar(small::char, CASE WHEN uid = 42 THEN 2000000 ELSE 1 END, false)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE "interval"(interval '1 day', CASE WHEN uid = 42 THEN 0 ELSE -1 END) IS NULL;
+SELECT ANON_COUNT(*) FROM (SELECT uid, array_agg(tags) AS t FROM al_people GROUP BY uid) p;
+SELECT ANON_COUNT(*) FROM (SELECT uid, jsonb_object_agg(small, uid) AS o FROM al_people GROUP BY uid) p;
+-- ... and NULL for the row where a listed call raises them (SAFE: features
+-- not supported for a value, syntax of a value parsed as code)
+SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
+WHERE num_nulls((CASE WHEN uid = 42 THEN 'NaN'::numeric ELSE uid END)::int,
+                unistr(CASE WHEN uid = 42 THEN '\zz' ELSE 'a' END),
+                date_bin(CASE WHEN uid = 42 THEN '1 month' ELSE '1 day' END::interval, seen, timestamptz '2024-01-01'),
+                array_position(CASE WHEN uid = 42 THEN ARRAY[[1], [2]] ELSE ARRAY[1] END, 1)) >= 0;
+-- constant arrays and one-dimensional arrays stay allowed
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people
+WHERE diagnosis LIKE ANY (ARRAY['diag%', 'x%']) AND ARRAY[uid, salary] IS NOT NULL
+  AND ARRAY[[1, 2], [3, 4]] IS NOT NULL AND uid = ANY (ARRAY[uid, 1]);
+
 -- ==== allowed: the same functions with constants, and ordinary expressions ====
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
 WHERE length(repeat(small, 3)) = 3 AND lpad(ssn, 12) <> '' AND rpad(small, 4, '.') <> ''
@@ -154,11 +178,19 @@ WHERE extract(year FROM born) >= 2000 AND born + interval '1 day' > date '2000-0
   AND now() >= seen - interval '100 years' AND CASE WHEN salary > 500000 THEN true ELSE salary >= 0 END
 GROUP BY data->>'city' ORDER BY city;
 -- the argument of a prepared statement is a constant of the statement
-PREPARE al_pattern(text, int) AS
-SELECT ANON_COUNT(*) > 900 AS released FROM al_people
-WHERE diagnosis ~ $1 AND length(repeat(small, $2)) = $2;
-EXECUTE al_pattern('^diag', 3);
+PREPARE al_pattern(text) AS
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people WHERE diagnosis ~ $1;
+EXECUTE al_pattern('^diag');
 DEALLOCATE al_pattern;
+-- ... but a size argument is a literal the statement fixes, and a small one
+-- (red team round 2: repeat(x, 100000000) in one user's branch, timed by
+-- clock_timestamp() in the same query, released the time through the noise)
+PREPARE al_size(int) AS SELECT ANON_COUNT(*) FROM al_people WHERE length(repeat(small, $1)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE length(repeat(small, 100000000)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE length(lpad(ssn, 20000)) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE cardinality(array_fill(0, ARRAY[200, 200])) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE factorial(100000) > 0;
+SELECT ANON_COUNT(*) FROM al_people WHERE CASE WHEN uid = 42 THEN clock_timestamp() > statement_timestamp() END;
 -- ... but not a subquery over private rows
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ (SELECT min(ssn) FROM al_people);
 -- an aggregate's support function is reached through the aggregate only
@@ -209,6 +241,18 @@ INSERT INTO al_checked VALUES (1);
 CREATE TEMP TABLE al_defaulted (x int, n bigint DEFAULT pg_stat_get_numscans('al_people'::regclass));
 INSERT INTO al_defaulted (x) VALUES (1);
 DROP TABLE al_checked, al_defaulted;
+-- ... also in a parallel worker, where a body that is not inlined runs alone
+-- (red team round 2: the checks returned early in workers)
+CREATE FUNCTION al_own.scans_in_worker(o oid) RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC SELECT pg_stat_get_numscans(o) FROM (VALUES (1)) v; END;
+CREATE FUNCTION al_own.reltuples_in_worker(o oid) RETURNS real LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC SELECT reltuples FROM pg_class WHERE oid = o; END;
+SET force_parallel_mode = on;
+SET parallel_leader_participation = off;
+SELECT al_own.scans_in_worker('al_people'::regclass);
+SELECT al_own.reltuples_in_worker('al_people'::regclass);
+RESET force_parallel_mode;
+RESET parallel_leader_participation;
 -- in the statement itself the sizes are masked: the public table's shows
 SELECT pg_relation_size('al_people') AS private_size, pg_relation_size('al_pub') > 0 AS public_size,
        pg_total_relation_size('al_pub') >= pg_relation_size('al_pub', 'main') AS total_size;

@@ -62,7 +62,30 @@ typedef struct safe_call
 	FunctionCallInfo fcinfo;	/* the target's, with room for nargs */
 } safe_call;
 
-/* Invoke fcinfo's function; a data exception gives NULL. */
+/*
+ * The errors a function of the allow-list raises on a value it rejects, which
+ * SAFE evaluation turns into NULL: data exceptions (class 22), program limits
+ * (54: a length or nesting past what the server supports), features not
+ * supported for a value (0A: NaN to integer, a month-long date_bin stride),
+ * and syntax errors of a value parsed as code or rules not met (42: a Unicode
+ * escape, a column type without equality met when comparing).  Out of memory,
+ * cancels, I/O and internal errors are raised as they are.
+ */
+static bool
+safe_error(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_DATA_EXCEPTION:
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+		case ERRCODE_FEATURE_NOT_SUPPORTED:
+		case ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION:
+			return true;
+	}
+	return false;
+}
+
+/* Invoke fcinfo's function; an error of safe_error() gives NULL. */
 static Datum
 invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 {
@@ -81,8 +104,7 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	{
 		MemoryContextSwitchTo(context);
 		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION &&
-			ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_PROGRAM_LIMIT_EXCEEDED)
+		if (!safe_error(geterrcode()))
 			PG_RE_THROW();
 		InterruptHoldoffCount = holdoff;
 		FlushErrorState();

@@ -5,12 +5,13 @@
  * Which calls: functions and operators of the allow-list and I/O casts
  * between its types (known to hold nothing when they raise) that are
  * parallel safe (a wrapper is parallel safe; wrapping anything else would
- * hide its hazard from the planner), in the levels that read private rows:
- * the per-user level the anonymizer built and everything below it (its FROM,
- * WHERE, subqueries, views, and the arguments of the per-user partials).
+ * hide its hazard from the planner), in every level of a statement that
+ * reads private rows: the levels that scan them, and every level that sees a
+ * value computed from them (subqueries, WITH queries and views in between,
+ * the arguments of the ANON_* aggregates, and the released levels above,
+ * where wrapping costs nothing but a NULL for an error).
  * Comparison operators of btree operator families are left as they are: they
- * never reject a valid value of their type.  Levels above (released and
- * post-processing) see released values only.
+ * never reject a valid value of their type.
  *
  * The wrappers are placed at planning, so stored views and prepared
  * statements keep the query as written; each plan gets them afresh.
@@ -158,28 +159,31 @@ reads_marked_relation(Query *query)
 	return false;
 }
 
-/* find the levels that read private rows; make them (and all below) safe in place */
+/* whether the statement reads a marked (private) input anywhere */
 static bool
-find_private_levels_walker(Node *node, void *context)
+reads_private_rows_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
 	{
-		Query	   *query = (Query *) node;
-
-		if (reads_marked_relation(query))
-		{
-			query_tree_mutator(query, safe_mutator, context, QTW_DONT_COPY_QUERY);
-			return false;
-		}
-		return query_tree_walker(query, find_private_levels_walker, context, 0);
+		if (reads_marked_relation((Query *) node))
+			return true;
+		return query_tree_walker((Query *) node, reads_private_rows_walker, context, 0);
 	}
-	return expression_tree_walker(node, find_private_levels_walker, context);
+	return expression_tree_walker(node, reads_private_rows_walker, context);
 }
 
+/*
+ * Every level of a statement that reads private rows, not only the levels
+ * that scan them: a value computed from private rows in a subquery, a WITH
+ * query or a view is still private in the levels above (the arguments of
+ * the ANON_* aggregates among them), and a call there that rejected it
+ * would fail the statement on one user's value.
+ */
 void
 make_private_calls_safe(Query *query)
 {
-	find_private_levels_walker((Node *) query, NULL);
+	if (reads_private_rows_walker((Node *) query, NULL))
+		query_tree_mutator(query, safe_mutator, NULL, QTW_DONT_COPY_QUERY);
 }
