@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_proc.h"
@@ -17,7 +19,10 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -272,6 +277,84 @@ constant_reason_text(allow_constant_reason reason)
 	return "";
 }
 
+/*
+ * The largest value a size argument may have: a constant that large still
+ * lets one row's branch do work another row's does not, so it is kept to
+ * the work of a short value (a text of 10,000 characters, 10,000 array
+ * elements, 10,000 digits).
+ */
+#define ALLOW_SIZE_LIMIT 10000.0
+#define ALLOW_FACTORIAL_LIMIT 1000.0	/* 1000! has 2,568 digits (under 1 ms) */
+
+static double
+size_limit_of(Oid funcid)
+{
+	return funcid == F_FACTORIAL ? ALLOW_FACTORIAL_LIMIT : ALLOW_SIZE_LIMIT;
+}
+
+/* the value of an integer or numeric constant, as double */
+static double
+constant_number(Const *value)
+{
+	switch (value->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(value->constvalue);
+		case INT4OID:
+			return DatumGetInt32(value->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(value->constvalue);
+		case NUMERICOID:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value->constvalue));
+	}
+	return get_float8_infinity();
+}
+
+/*
+ * How much work a size argument asks for: its value, or for an array of
+ * dimensions the product of its elements; infinity when it is not a
+ * literal the statement fixes (a parameter's value is only known later).
+ */
+static double
+size_of_argument(Node *argument)
+{
+	Node	   *folded = eval_const_expressions(NULL, copyObject(argument));
+	Const	   *value;
+
+	if (!IsA(folded, Const))
+		return get_float8_infinity();
+	value = (Const *) folded;
+	if (value->constisnull)
+		return 0.0;
+	if (value->consttype == INT4ARRAYOID)
+	{
+		ArrayType  *array = DatumGetArrayTypeP(value->constvalue);
+		Datum	   *elements;
+		bool	   *nulls;
+		int			count;
+		int			i;
+		double		product = 1.0;
+
+		deconstruct_array(array, INT4OID, sizeof(int32), true, TYPALIGN_INT,
+						  &elements, &nulls, &count);
+		for (i = 0; i < count; i++)
+			product *= nulls[i] ? 0.0 : fabs((double) DatumGetInt32(elements[i]));
+		return product;
+	}
+	return fabs(constant_number(value));
+}
+
+static void
+refuse_size(Oid funcid, int position)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("argument %d of %s must be a literal of at most %.0f in an anonymization query of an anonymized role",
+					position, format_procedure(funcid), size_limit_of(funcid)),
+			 errdetail("It sets how long the call runs: a larger value would let one user's row take measurably longer than another's."),
+			 errhint("Write a literal no larger than %.0f.", size_limit_of(funcid))));
+}
+
 static void
 check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 {
@@ -287,13 +370,23 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 		if (IsA(argument, NamedArgExpr))
 			argument = (Node *) ((NamedArgExpr *) argument)->arg;
 		for (i = 0; i < ALLOW_MAX_CONSTANT_REASONS; i++)
-			if ((entry->constants[i].args & ARG(position)) && !computed_from_constants(argument))
-				ereport(ERROR,
+		{
+			if (!(entry->constants[i].args & ARG(position)))
+				continue;
+			if (computed_from_constants(argument))
+			{
+				if (entry->constants[i].reason == ALLOW_CONSTANT_SIZE &&
+					!(size_of_argument(argument) <= size_limit_of(funcid)))
+					refuse_size(funcid, position);
+				continue;
+			}
+			ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("argument %d of %s must be a constant in an anonymization query of an anonymized role",
 								position, format_procedure(funcid)),
-						 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
-						 errhint("Write a literal there, or an expression of literals and parameters.")));
+					 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
+					 errhint("Write a literal there, or an expression of literals and parameters.")));
+		}
 	}
 }
 
@@ -364,7 +457,8 @@ alternative_to(const char *name)
 		const char *alternative;
 	}			alternatives[] = {
 		{"format", "Concatenate with || or concat(), or format released values outside the anonymization query."},
-		{"timeofday", "Use clock_timestamp()."},
+		{"timeofday", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
+		{"clock_timestamp", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
 		{"pg_column_size", "Use octet_length()."},
 		{"random", "Draw random numbers outside the anonymization query; the ANON_* aggregates add their own noise."},
 		{"regexp_matches", "Use regexp_match(), which returns one match."},
@@ -474,6 +568,98 @@ check_multidimensional_array(ArrayExpr *array)
 			 errhint("Build a one-dimensional array, or concatenate arrays with array_cat().")));
 }
 
+/*
+ * percentile_cont(0.5) WITHIN GROUP (...): the direct arguments of an
+ * ordered-set aggregate are checked by the aggregate (a fraction outside
+ * [0, 1] raises), not SAFE, so they must be constants.
+ */
+static void
+check_direct_arguments(Aggref *aggregate)
+{
+	if (aggregate->aggdirectargs == NIL ||
+		computed_from_constants((Node *) aggregate->aggdirectargs))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the direct arguments of %s must be constants in an anonymization query of an anonymized role",
+					format_procedure(aggregate->aggfnoid)),
+			 errdetail("A value the aggregate rejects (a fraction outside [0, 1]) raises an error, which would show one user's value."),
+			 errhint("Write the fraction as a literal, for example percentile_cont(0.5) WITHIN GROUP (ORDER BY x).")));
+}
+
+/* whether a subquery reads a column of a query level outside it */
+static bool
+outer_reference_walker(Node *node, int *depth)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > *depth;
+	if (IsA(node, Aggref))
+	{
+		if ((int) ((Aggref *) node)->agglevelsup > *depth)
+			return true;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		(*depth)++;
+		found = query_tree_walker((Query *) node, outer_reference_walker, depth, 0);
+		(*depth)--;
+		return found;
+	}
+	return expression_tree_walker(node, outer_reference_walker, depth);
+}
+
+/* a query that returns at most one row whatever the data: an aggregate, or LIMIT 1 */
+static bool
+returns_at_most_one_row(Query *query)
+{
+	Node	   *limit;
+
+	if (query->hasAggs && query->groupClause == NIL && query->groupingSets == NIL &&
+		query->havingQual == NULL && query->setOperations == NULL && !query->hasTargetSRFs)
+		return true;
+	if (query->limitCount == NULL || query->limitOption != LIMIT_OPTION_COUNT)
+		return false;
+	limit = eval_const_expressions(NULL, copyObject(query->limitCount));
+	return IsA(limit, Const) && !((Const *) limit)->constisnull &&
+		((Const *) limit)->consttype == INT8OID &&
+		DatumGetInt64(((Const *) limit)->constvalue) <= 1;
+}
+
+/*
+ * A subquery used as a value and correlated with the query around it (so
+ * with private values): more than one row raises an error, and so do arrays
+ * of other dimensions gathered by ARRAY(SELECT ...); neither is SAFE, so
+ * each would fail the query on one user's value.
+ */
+static void
+check_sublink_rows(SubLink *sublink)
+{
+	Query	   *subquery = (Query *) sublink->subselect;
+	int			depth = 0;
+
+	if (!IsA(subquery, Query) ||
+		!query_tree_walker(subquery, outer_reference_walker, &depth, 0))
+		return;
+	if ((sublink->subLinkType == EXPR_SUBLINK || sublink->subLinkType == ROWCOMPARE_SUBLINK) &&
+		!returns_at_most_one_row(subquery))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated subquery used as a value must return at most one row in an anonymization query of an anonymized role"),
+				 errdetail("More than one row raises an error, which would show one user's value."),
+				 errhint("Aggregate it (SELECT max(...)), add LIMIT 1, or test with EXISTS or IN.")));
+	if (sublink->subLinkType == ARRAY_SUBLINK && subquery->targetList != NIL &&
+		OidIsValid(get_element_type(exprType((Node *) ((TargetEntry *) linitial(subquery->targetList))->expr))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated ARRAY(SELECT ...) of arrays cannot be used in an anonymization query of an anonymized role"),
+				 errdetail("Arrays of other dimensions raise an error, which would show one user's value."),
+				 errhint("Gather one-dimensional values, or concatenate arrays with array_cat().")));
+}
+
 /* the operators and functions a node calls, with the arguments they see */
 static void
 check_calls(Node *node)
@@ -503,6 +689,10 @@ check_calls(Node *node)
 			break;
 		case T_Aggref:
 			check_call(((Aggref *) node)->aggfnoid, NIL);
+			check_direct_arguments((Aggref *) node);
+			break;
+		case T_SubLink:
+			check_sublink_rows((SubLink *) node);
 			break;
 		case T_WindowFunc:
 			check_call(((WindowFunc *) node)->winfnoid, ((WindowFunc *) node)->args);

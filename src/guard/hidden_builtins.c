@@ -16,7 +16,6 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "utils/lsyscache.h"
 
 #include "guard/hidden_builtins.h"
@@ -218,8 +217,12 @@ guard_function_lookup(Oid funcid)
 
 	if (entry == NULL || entry->kind == HIDDEN_COUNTER_SEQUENCE)
 		return;
-	/* a parallel worker runs what its leader set up and checked */
-	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+	/*
+	 * Parallel workers too: a function whose body runs only in a worker (not
+	 * inlined, PARALLEL SAFE) was never in any plan the leader checked; a
+	 * worker restores the leader's session and current user and settings.
+	 */
+	if (!anon_dp_session_is_anonymized())
 		return;
 	refuse_hidden(entry);
 }

@@ -8,9 +8,7 @@
  * planner's flat range table, parallel workers).  extraUpdatedCols is only
  * read for the target of an UPDATE, which a marked entry never is, and view
  * expansion moves it to the view's OLD entry together with the permission
- * fields (the planner's guard marks the subquery that replaced the view
- * entry again, query_guard.c).  Subquery and WITH entries are marked too
- * when they read a marked entry: only safe_evaluation.c looks at those.
+ * fields.
  */
 #include "postgres.h"
 
@@ -37,47 +35,8 @@ entry_is_marked(RangeTblEntry *rte)
 	return bms_is_member(MARK_MEMBER, rte->extraUpdatedCols);
 }
 
-/* whether an entry of the level is marked: a table or view, or a FROM item reading one */
 static bool
-level_has_marked_entry(Query *query)
-{
-	ListCell   *lc;
-
-	foreach(lc, query->rtable)
-		if (entry_is_marked((RangeTblEntry *) lfirst(lc)))
-			return true;
-	return false;
-}
-
-/* the WITH query an RTE_CTE entry of query reads; outer: the levels around query, innermost first */
-static Query *
-cte_query(RangeTblEntry *rte, Query *query, List *outer)
-{
-	Query	   *owner;
-	ListCell   *lc;
-
-	if (rte->ctelevelsup > (Index) list_length(outer))
-		return NULL;
-	owner = rte->ctelevelsup == 0 ? query : (Query *) list_nth(outer, rte->ctelevelsup - 1);
-	foreach(lc, owner->cteList)
-	{
-		CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
-
-		if (strcmp(cte->ctename, rte->ctename) == 0 && IsA(cte->ctequery, Query))
-			return (Query *) cte->ctequery;
-	}
-	return NULL;
-}
-
-/*
- * Mark the private tables and views of a level, then (after the levels below
- * it: WITH queries first, which later ones may read) its FROM subqueries and
- * WITH references that read a marked entry: values of private rows come into
- * the level through them (safe_evaluation.c).  A recursive reference to its
- * own WITH query is marked: what it reads is not known yet.
- */
-static bool
-mark_walker(Node *node, List **outer)
+mark_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
@@ -86,7 +45,6 @@ mark_walker(Node *node, List **outer)
 		Query	   *query = (Query *) node;
 		ListCell   *lc;
 
-		check_stack_depth();
 		foreach(lc, query->rtable)
 		{
 			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
@@ -99,36 +57,15 @@ mark_walker(Node *node, List **outer)
 					mark_entry(rte);
 			}
 		}
-		*outer = lcons(query, *outer);
-		foreach(lc, query->cteList)
-			mark_walker(((CommonTableExpr *) lfirst(lc))->ctequery, outer);
-		query_tree_walker(query, mark_walker, (void *) outer, QTW_IGNORE_CTE_SUBQUERIES);
-		*outer = list_delete_first(*outer);
-		foreach(lc, query->rtable)
-		{
-			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-			Query	   *from = NULL;
-
-			if (rte->rtekind == RTE_SUBQUERY)
-				from = rte->subquery;
-			else if (rte->rtekind == RTE_CTE && rte->self_reference)
-				mark_entry(rte);
-			else if (rte->rtekind == RTE_CTE)
-				from = cte_query(rte, query, *outer);
-			if (from != NULL && level_has_marked_entry(from))
-				mark_entry(rte);
-		}
-		return false;
+		return query_tree_walker(query, mark_walker, context, 0);
 	}
-	return expression_tree_walker(node, mark_walker, (void *) outer);
+	return expression_tree_walker(node, mark_walker, context);
 }
 
 void
 mark_private_inputs(Query *query)
 {
-	List	   *outer = NIL;
-
-	mark_walker((Node *) query, &outer);
+	mark_walker((Node *) query, NULL);
 }
 
 /* a private table through an unmarked entry, or an unlabelled table; views followed */

@@ -11,10 +11,7 @@
 
 #include "nodes/parsenodes.h"
 
-/*
- * Mark every private table and view the query (at any depth) reads, and the
- * FROM subqueries and WITH references through which a level reads them.
- */
+/* Mark every private table and view the query (at any depth) reads. */
 extern void mark_private_inputs(Query *query);
 
 extern bool entry_is_marked(RangeTblEntry *rte);
