@@ -107,6 +107,9 @@ GROUP BY n ORDER BY 1;
 SELECT n, ANON_COUNT(*) = 60 AS per_order FROM (SELECT l_orderkey, count(*) AS n FROM ku_lineitem GROUP BY l_orderkey) s
 GROUP BY n ORDER BY 1;
 SELECT ANON_COUNT(*) = 60 AS subquery FROM (SELECT l_qty FROM ku_lineitem WHERE l_qty > 1 ORDER BY l_line) s;
+-- ... and to a subquery in FROM over such a subquery, which cannot name it
+SELECT q, ANON_COUNT(*) = 60 AS nested FROM (SELECT * FROM (SELECT l_orderkey, l_qty AS q FROM ku_lineitem) s
+  WHERE q > 0) t GROUP BY q ORDER BY 1;
 -- public partitions over a key input
 CREATE TABLE ku_qty (q int);
 INSERT INTO ku_qty SELECT generate_series(0, 6);
@@ -163,6 +166,12 @@ DROP VIEW ku_lines, ku_lines_unit;
 SELECT ctid, ANON_COUNT(*) FROM ku_lineitem GROUP BY 1;
 SELECT ANON_COUNT(l) FROM ku_lineitem l;
 SELECT ANON_COUNT(s) FROM (SELECT l_qty FROM ku_lineitem) s;
+-- a unit anon_dp added to a subquery: nothing above can name it
+SELECT ANON_COUNT(*) FROM (SELECT l_orderkey, l_qty FROM ku_lineitem) s
+JOIN (SELECT l_orderkey, l_qty FROM ku_lineitem) t ON s.l_orderkey = t.l_orderkey;
+SELECT ANON_COUNT(*) FROM (SELECT q, count(*) FROM (SELECT l_orderkey, l_qty AS q FROM ku_lineitem) s GROUP BY q) t;
+SELECT ANON_COUNT(*) FROM (SELECT DISTINCT q FROM (SELECT l_orderkey, l_qty AS q FROM ku_lineitem) s) t;
+WITH w AS (SELECT q FROM (SELECT l_orderkey, l_qty AS q FROM ku_lineitem) s) SELECT ANON_COUNT(*) FROM w;
 SELECT ANON_COUNT(*) FROM ku_lineitem TABLESAMPLE anon_reservoir(2);
 SELECT ANON_COUNT(*) = 60 AS bernoulli_accepted FROM ku_lineitem TABLESAMPLE bernoulli(100);
 SET anon_dp.max_rows_contributed = 2;

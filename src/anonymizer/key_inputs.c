@@ -567,7 +567,14 @@ unit_join_hint(level_check *check, int a, int b)
 	char	   *alias_a = rt_fetch(check->rels[a].rtindex, check->query->rtable)->eref->aliasname;
 	char	   *alias_b = rt_fetch(check->rels[b].rtindex, check->query->rtable)->eref->aliasname;
 	int			key = check->rels[a].uids == NULL ? a : check->rels[b].uids == NULL ? b : -1;
+	int			added = check->rels[a].unit_added ? a : check->rels[b].unit_added ? b : -1;
 
+	if (added >= 0)
+		return psprintf("anon_dp adds the privacy unit of \"%s\", whose rows reach it through a foreign key, and a unit it adds cannot be equated with another input: read the tables of \"%s\" in this level and join them with \"%s\" on their privacy units or keys, or select the privacy unit in \"%s\" from the table that holds it.",
+						input_name(check->query, check->rels[added].rtindex),
+						input_name(check->query, check->rels[added].rtindex),
+						input_name(check->query, check->rels[added == a ? b : a].rtindex),
+						input_name(check->query, check->rels[added].rtindex));
 	if (key < 0)
 		return psprintf("Add %s.%s = %s.%s to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).",
 						alias_a, uid_column_name(check, a), alias_b, uid_column_name(check, b));
@@ -615,4 +622,40 @@ refuse_key_unit(level_check *check, const char *name, const char *why)
 		   psprintf("\"%s\" reaches its privacy unit through its foreign key (%s), and %s: in \"%s\", %s and select the privacy unit of that table.",
 					input_name(check->query, check->rels[0].rtindex), key_columns_written(check, 0),
 					why, name, key_join_written(check, 0)));
+}
+
+bool
+level_unit_added(level_check *check)
+{
+	int			i = -1;
+
+	while ((i = bms_next_member(check->unit_rels, i)) >= 0)
+		if (check->rels[i].unit_added)
+			return true;
+	return false;
+}
+
+void
+select_added_unit(level_check *check, const char *name, RangeTblEntry *from,
+				  Bitmapset **uids, Oid *uid_type)
+{
+	const char *inner = NULL;
+	int			i = -1;
+
+	while (inner == NULL && (i = bms_next_member(check->unit_rels, i)) >= 0)
+		if (check->rels[i].unit_added)
+			inner = input_name(check->query, check->rels[i].rtindex);
+	if (from == NULL)
+		refuse(psprintf("\"%s\" does not select the privacy unit", name),
+			   psprintf("The rows of \"%s\" reach their privacy unit through a foreign key, and anon_dp adds the unit only to subqueries in FROM: in \"%s\", join the table that holds the unit and select its privacy unit column.",
+						inner, inner));
+	if (check->query->distinctClause != NIL)
+		refuse(psprintf("DISTINCT in \"%s\" is not supported", name),
+			   psprintf("The rows of \"%s\" reach their privacy unit through a foreign key, so \"%s\" cannot name the unit that DISTINCT must compare: in \"%s\", join the table that holds the unit and select its privacy unit column.",
+						inner, name, inner));
+	if (check->query->hasAggs || check->query->groupClause)
+		refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
+			   psprintf("The rows of \"%s\" reach their privacy unit through a foreign key, so \"%s\" cannot name the unit to group by: aggregate in \"%s\" itself, grouped by that key, or read the tables of \"%s\" in \"%s\".",
+						inner, name, inner, inner, name));
+	select_key_unit(check, from, false, uids, uid_type);
 }

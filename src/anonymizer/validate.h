@@ -38,6 +38,8 @@ typedef struct private_rel
 	Oid			relid;			/* a table read in FROM, or InvalidOid */
 	bool		inh;			/* read with its inheritance children */
 	unit_path  *path;			/* its unit comes through a foreign key */
+	bool		unit_added;		/* a subquery whose unit column anon_dp added
+								 * (key_inputs.c): the query cannot name it */
 } private_rel;
 
 /* The FROM clause of one query level under validation. */
@@ -154,6 +156,17 @@ extern void select_key_unit(level_check *check, RangeTblEntry *from, bool groupe
 
 /* ERROR: the query below the level called name cannot select its key input's unit. */
 extern void refuse_key_unit(level_check *check, const char *name, const char *why) pg_attribute_noreturn();
+
+/* Whether the level's unit is (in part) a unit column anon_dp added to an input. */
+extern bool level_unit_added(level_check *check);
+
+/*
+ * A query below the level called name whose unit is one anon_dp added to
+ * a subquery it reads: the unit is added to its select list too (from: its
+ * FROM entry), or it is refused where that cannot be done.
+ */
+extern void select_added_unit(level_check *check, const char *name, RangeTblEntry *from,
+							  Bitmapset **uids, Oid *uid_type);
 
 /* ---- validate_inputs.c ---- */
 

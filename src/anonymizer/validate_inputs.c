@@ -275,6 +275,7 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 		Bitmapset  *uids = NULL;
 		Oid			uid_type;
 		unit_path  *path = NULL;
+		int			columns = list_length(rte->eref->colnames);
 
 		if (!input_unit(check, rtindex, &uids, &uid_type, &path))
 			return;
@@ -292,6 +293,8 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 		check->rels[check->nrels].relid = rte->rtekind == RTE_RELATION ? rte->relid : InvalidOid;
 		check->rels[check->nrels].inh = rte->inh;
 		check->rels[check->nrels].path = path;
+		/* a subquery in FROM to which anon_dp added the unit (key_inputs.c) */
+		check->rels[check->nrels].unit_added = list_length(rte->eref->colnames) != columns;
 		check->nrels++;
 		return;
 	}
@@ -594,6 +597,12 @@ query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *u
 		refuse_key_unit(&check, name, "anon_dp adds the unit only to subqueries in FROM");
 	if (key_unit && query->distinctClause != NIL)
 		refuse_key_unit(&check, name, "DISTINCT would compare the rows of different users");
+	/* ... and to the subqueries in FROM over those */
+	if (!key_unit && level_unit_added(&check))
+	{
+		select_added_unit(&check, name, from, uids, uid_type);
+		return true;
+	}
 	if (query->hasAggs || query->groupClause)
 	{
 		bool		grouped_by_uid = false;
