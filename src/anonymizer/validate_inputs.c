@@ -813,6 +813,27 @@ correlated_on_unit(Query *sub, sublink_check *context)
 	return false;
 }
 
+/* Whether the level, or a table the subquery reads, reaches its unit through a foreign key. */
+static bool
+keys_involved(Query *sub, level_check *level)
+{
+	ListCell   *lc;
+	int			i;
+
+	for (i = 0; level != NULL && i < level->nrels; i++)
+		if (level->rels[i].path != NULL)
+			return true;
+	foreach(lc, sub->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && rte->relkind != RELKIND_VIEW &&
+			anon_dp_unit_label(rte->relid, anon_dp_session_unit()).kind == UNIT_LABEL_KEY)
+			return true;
+	}
+	return false;
+}
+
 static bool
 sublink_walker(Node *node, sublink_check *context)
 {
@@ -828,6 +849,8 @@ sublink_walker(Node *node, sublink_check *context)
 		if (reads_non_public_walker((Node *) sub, NULL) && !correlated_on_unit(sub, context))
 			refuse(psprintf("a subquery in an expression reads %s, which is not a public table",
 							first_private_name(sub)),
+				   keys_involved(sub, context->level) ?
+				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition to its WHERE clause equating its privacy unit with the outer query's, or a foreign key through which a table reaches its unit with the key it references on the other side, column by column, or join the tables on their privacy units." :
 				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.");
 		return false;
 	}
