@@ -523,11 +523,6 @@ setop_unit(Query *query, Node *node, List *outer, const char *name, Bitmapset **
 			 errmsg("anonymization query: unexpected set operation node (type %d)", (int) nodeTag(node))));
 }
 
-/*
- * Validate a query below an anonymization level (a subquery, WITH query or
- * view called name).  Returns false when it reads no private input; else
- * true with the output column that carries the privacy unit.
- */
 /* What a private query below the level cannot do (doc/rewriter.md §2). */
 static void
 check_private_query_shape(Query *query, const char *name)
@@ -548,6 +543,33 @@ check_private_query_shape(Query *query, const char *name)
 		refuse(psprintf("FOR UPDATE / FOR SHARE in \"%s\" is not allowed in an anonymization query", name), NULL);
 }
 
+/* query_unit of a set operation: every branch private, the unit in one column */
+static bool
+setop_query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
+				 validation_context *context)
+{
+	int			branches = 0;
+	int			private_branches = 0;
+
+	if (query->limitCount || query->limitOffset)
+		refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+			   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+	if (!setop_unit(query, query->setOperations, outer, name, uids, uid_type,
+					&branches, &private_branches, context))
+		return false;
+	if (private_branches != branches)
+		refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
+			   "Every branch of the set operation must read private tables and select their privacy unit.");
+	*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList,
+															bms_next_member(*uids, -1) - 1))->expr);
+	return true;
+}
+
+/*
+ * Validate a query below an anonymization level (a subquery, WITH query or
+ * view called name).  Returns false when it reads no private input; else
+ * true with the output column that carries the privacy unit.
+ */
 bool
 query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
 		   validation_context *context, RangeTblEntry *from)
@@ -563,23 +585,7 @@ query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *u
 		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
 			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
 	if (query->setOperations)
-	{
-		int			branches = 0;
-		int			private_branches = 0;
-
-		if (query->limitCount || query->limitOffset)
-			refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
-				   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
-		if (!setop_unit(query, query->setOperations, outer, name, uids, uid_type,
-						&branches, &private_branches, context))
-			return false;
-		if (private_branches != branches)
-			refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
-				   "Every branch of the set operation must read private tables and select their privacy unit.");
-		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList,
-																bms_next_member(*uids, -1) - 1))->expr);
-		return true;
-	}
+		return setop_query_unit(query, outer, name, uids, uid_type, context);
 
 	check.query = query;
 	check.outer = outer;
