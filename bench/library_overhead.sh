@@ -30,14 +30,17 @@
 # the server's CPU time per transaction (the postmaster's reaped and live
 # children: backends, autovacuum, ...); the 1-minute load; the share of the
 # 2 cores that processes outside this benchmark used during the run
-# (/proc/stat busy time minus this script's children and the server).  A run
-# during which other processes used more than --max-others % of the cores is
-# run again (at most --retries times; the least disturbed attempt is kept).
+# (/proc/stat busy time minus this script's children and the server).  Each
+# attempt waits (at most --quiet-wait s) for a second in which other
+# processes used at most --max-others % of the cores; a run during which they
+# used more is run again (at most --retries times; the least disturbed attempt
+# is kept).
 #
 # Usage: bench/library_overhead.sh [--rounds R] [--time T] [--warmup W]
 #          [--clients 2,8] [--workloads select,prepared,tpcb] [--scale S]
 #          [--before-bin DIR] [--before-label TEXT] [--max-others PCT]
-#          [--retries N] [--note TEXT] [--output FILE] [--no-save]
+#          [--retries N] [--quiet-wait S] [--note TEXT] [--output FILE]
+#          [--no-save]
 #   --rounds       timed rounds (default 5)
 #   --time         seconds of each timed pgbench run (default 30)
 #   --warmup       seconds of the untimed run before each timed one (default 3)
@@ -51,6 +54,9 @@
 #   --max-others   rerun a run when other processes used more than this % of
 #                  all cores during it (default 25)
 #   --retries      reruns of one run at most (default 2)
+#   --quiet-wait   before each attempt, wait until other processes used at most
+#                  --max-others % of the cores over one second, at most this
+#                  many seconds (default 60; 0: do not wait)
 #   --note         a line added to the report's header
 #   --output       the report (default bench/results/library_overhead.md)
 #   --no-save      print the report only
@@ -77,12 +83,13 @@ BEFORE_BIN=""
 BEFORE_LABEL=""
 MAX_OTHERS=25
 RETRIES=2
+QUIET_WAIT=60
 NOTE=""
 OUTPUT="$BENCH_DIR/results/library_overhead.md"
 SAVE=1
 TARGET=0.97
 
-usage() { sed -n '2,61p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,67p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "library_overhead.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -97,6 +104,7 @@ while [ $# -gt 0 ]; do
 		--before-label) BEFORE_LABEL=${2:?--before-label needs a value}; shift 2 ;;
 		--max-others) MAX_OTHERS=${2:?--max-others needs a value}; shift 2 ;;
 		--retries) RETRIES=${2:?--retries needs a value}; shift 2 ;;
+		--quiet-wait) QUIET_WAIT=${2:?--quiet-wait needs a value}; shift 2 ;;
 		--note) NOTE=${2:?--note needs a value}; shift 2 ;;
 		--output) OUTPUT=${2:?--output needs a value}; shift 2 ;;
 		--no-save) SAVE=0; shift ;;
@@ -115,6 +123,7 @@ number --warmup "$WARMUP" 0
 number --scale "$SCALE" 1
 number --max-others "$MAX_OTHERS" 0
 number --retries "$RETRIES" 0
+number --quiet-wait "$QUIET_WAIT" 0
 IFS=',' read -r -a CLIENTS <<<"$CLIENTS_LIST"
 for c in "${CLIENTS[@]}"; do number --clients "$c" 1; done
 IFS=',' read -r -a WORKLOADS <<<"$WORKLOADS_LIST"
@@ -211,6 +220,25 @@ cpu_snapshot() {
 	done | awk '{ s += $1 } END { print s + 0 }')
 	echo "$busy $((mine + server + live)) $((server + live))"
 }
+# others_pct <busy0> <ours0> <busy1> <ours1> <seconds>: the % of all cores that
+# processes outside this benchmark used
+others_pct() {
+	awk -v b="$(($3 - $1))" -v m="$(($4 - $2))" -v t="$5" -v hz="$CLK_TCK" -v n="$NCPU" \
+		'BEGIN { x = b - m; if (x < 0) x = 0; printf "%.0f", x / (t * hz * n) * 100 }'
+}
+# wait_quiet: wait until other processes used at most --max-others % of the
+# cores over one second, at most --quiet-wait seconds; prints the seconds waited
+wait_quiet() {
+	local waited=0 b0 m0 b1 m1 _
+	while [ "$waited" -lt "$QUIET_WAIT" ]; do
+		read -r b0 m0 _ < <(cpu_snapshot)
+		sleep 1
+		read -r b1 m1 _ < <(cpu_snapshot)
+		[ "$(others_pct "$b0" "$m0" "$b1" "$m1" 1)" -gt "$MAX_OTHERS" ] || break
+		waited=$((waited + 1))
+	done
+	echo "$waited"
+}
 
 # ---- one run ----
 pgbench_args() {	# pgbench_args <workload>
@@ -231,13 +259,15 @@ pgbench_run() {	# pgbench_run <database> <workload> <clients> <seconds>: prints 
 }
 
 # run_cell <round> <configuration> <database> <workload> <clients>: appends
-#   round config db workload clients tps server_us_per_tx others_pct load_start load_end attempts
+#   round config db workload clients tps server_us_per_tx others_pct load_start
+#   load_end attempt seconds_waited_for_quiet
 run_cell() {
 	local round=$1 config=$2 db=$3 workload=$4 clients=$5
-	local attempt best_line="" best_others=1000 line tps b0 m0 s0 b1 m1 s1 l0 l1 t0 t1 others us
+	local attempt best_line="" best_others=1000 line tps b0 m0 s0 b1 m1 s1 l0 l1 t0 t1 others us waited
 	start_server "$config"
-	[ "$WARMUP" -eq 0 ] || pgbench_run "$db" "$workload" "$clients" "$WARMUP" >/dev/null
 	for attempt in $(seq 1 $((RETRIES + 1))); do
+		waited=$(wait_quiet)
+		[ "$WARMUP" -eq 0 ] || pgbench_run "$db" "$workload" "$clients" "$WARMUP" >/dev/null
 		l0=$(cut -d' ' -f1 /proc/loadavg)
 		read -r b0 m0 s0 < <(cpu_snapshot)
 		t0=$(date +%s.%N)
@@ -246,13 +276,12 @@ run_cell() {
 		t1=$(date +%s.%N)
 		read -r b1 m1 s1 < <(cpu_snapshot)
 		l1=$(cut -d' ' -f1 /proc/loadavg)
-		others=$(awk -v b="$((b1 - b0))" -v m="$((m1 - m0))" -v t0="$t0" -v t1="$t1" -v hz="$CLK_TCK" -v n="$NCPU" \
-			'BEGIN { x = b - m; if (x < 0) x = 0; printf "%.0f", x / ((t1 - t0) * hz * n) * 100 }')
+		others=$(others_pct "$b0" "$m0" "$b1" "$m1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
 		us=$(awk -v s="$((s1 - s0))" -v hz="$CLK_TCK" -v tps="$tps" -v d="$DURATION" \
 			'BEGIN { printf "%.1f", s / hz * 1e6 / (tps * d) }')
-		line="$round $config $db $workload $clients $tps $us $others $l0 $l1 $attempt"
+		line="$round $config $db $workload $clients $tps $us $others $l0 $l1 $attempt $waited"
 		if [ "$others" -lt "$best_others" ]; then best_others=$others; best_line=$line; fi
-		log "round $round $config $db $workload c=$clients: $tps tps, ${us} µs server CPU/tx, others ${others} %, load $l0 -> $l1"
+		log "round $round $config $db $workload c=$clients: $tps tps, ${us} µs server CPU/tx, others ${others} %, load $l0 -> $l1 (waited ${waited} s for quiet)"
 		[ "$others" -gt "$MAX_OTHERS" ] || break
 		[ "$attempt" -gt "$RETRIES" ] || log "  other processes used ${others} % of the cores: run again"
 	done
@@ -360,7 +389,7 @@ config_label() {
 	echo "- one throwaway cluster, stopped and started with \`-c shared_preload_libraries=...\` as the only difference; settings: $SETTINGS; pg_prewarm after each start: $( [ "$PREWARM" -eq 1 ] && echo yes || echo "no (not available)")"
 	echo "- databases: **plain** = pgbench tables only, no \`CREATE EXTENSION anon_dp\`; **ext** = pgbench tables, \`CREATE EXTENSION anon_dp\`, a private table (100,000 rows, \`uid\` labelled \`privacy_unit\`), a public table, an anonymized role.  pgbench runs as the cluster owner (a superuser, not anonymized); no statement reads a labelled table"
 	echo "- load average at start: $LOAD_START; at the end: $LOAD_END; 1-minute load at the start of the kept runs: $(awk '{ print $9 }' "$RUNS_FILE" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / .. /') (median $(awk '{ print $9 }' "$RUNS_FILE" | median)); the load includes this benchmark's own pgbench and its backends"
-	echo "- other processes (not this script, pgbench or the server) used $(awk '{ print $8 }' "$RUNS_FILE" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / .. /') % (median $(awk '{ print $8 }' "$RUNS_FILE" | median) %) of the $NCPU cores during the kept runs; a run above ${MAX_OTHERS} % was run again (at most ${RETRIES} times, the least disturbed attempt kept): $(awk '$11 > 1' "$RUNS_FILE" | wc -l) of $(wc -l <"$RUNS_FILE") runs were rerun$( [ -n "$NOTE" ] && printf '.  %s' "$NOTE")"
+	echo "- other processes (not this script, pgbench or the server) used $(awk '{ print $8 }' "$RUNS_FILE" | sort -g | sed -n '1p;$p' | paste -sd' ' | sed 's/ / .. /') % (median $(awk '{ print $8 }' "$RUNS_FILE" | median) %) of the $NCPU cores during the kept runs; each attempt first waited for a second in which they used at most ${MAX_OTHERS} % (at most ${QUIET_WAIT} s; the kept runs waited $(awk '{ s += $12 } END { print s + 0 }' "$RUNS_FILE") s in all), and a run above ${MAX_OTHERS} % was run again (at most ${RETRIES} times, the least disturbed attempt kept): $(awk '$11 > 1' "$RUNS_FILE" | wc -l) of $(wc -l <"$RUNS_FILE") runs were rerun$( [ -n "$NOTE" ] && printf '.  %s' "$NOTE")"
 	echo "- run time: $(( (T_END - T_START) / 60 )) min"
 	echo
 	echo "## Throughput"
@@ -397,9 +426,9 @@ config_label() {
 	echo
 	echo "## Every kept run"
 	echo
-	echo "| round | configuration | database | workload | clients | tps | server CPU µs/tx | other processes' CPU % | 1-min load at start | at end | attempt |"
-	echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
-	awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$RUNS_FILE"
+	echo "| round | configuration | database | workload | clients | tps | server CPU µs/tx | other processes' CPU % | 1-min load at start | at end | attempt | s waited for quiet |"
+	echo "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$RUNS_FILE"
 } >"$REPORT"
 
 cat "$REPORT"
