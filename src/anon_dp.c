@@ -1,7 +1,8 @@
 /*
  * anon_dp.c -- the module's entry point: define the settings, register the
  * security label provider, watch label changes and the extension's catalog
- * entries, and install the hooks.  See doc/architecture.md for where everything else lives.
+ * entries, and install the hooks.  See doc/architecture.md for where
+ * everything else lives.
  */
 #include "postgres.h"
 
