@@ -16,14 +16,15 @@
 #              labelled), a public table and an anonymized role; the pgbench
 #              tables themselves are not labelled
 # A cell is one (database, workload, clients).  In every round each cell runs
-# once per configuration, back to back, configurations in ABBA order from
-# one cell to the next (a restart only when the configuration changes):
+# once per configuration, back to back, each run on a server started for it;
+# the order of the configurations rotates from cell to cell and from round
+# to round, so that each takes each place equally often:
 #   without    shared_preload_libraries = ''
 #   with       shared_preload_libraries = 'anon_dp' (the library installed in
 #              $ANON_DP_PG_BIN: the checked-out code after `make install`)
 #   before     (with --before-bin DIR) the same, served by the PostgreSQL copy
 #              of DIR, into which another build of anon_dp was installed
-# After each restart pg_prewarm loads the pgbench tables of both databases
+# After each start pg_prewarm loads the pgbench tables of both databases
 # (if pg_prewarm is available); every timed run follows an untimed warm-up
 # run of the same cell.  Reported: tps as pgbench prints it (without the
 # connection time), medians over the rounds and their ratio to "without";
@@ -192,9 +193,8 @@ prewarm() {
 	done
 }
 
-start_server() {	# start_server <configuration>
+start_server() {	# start_server <configuration>: a fresh start, even in the same configuration
 	local config=$1 loaded
-	[ "$CURRENT" = "$config" ] && return 0
 	stop_server
 	as_pg "$(bin_of "$config")/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w \
 		-o "-c shared_preload_libraries='$(library_of "$config")'" start >/dev/null
@@ -338,15 +338,14 @@ for db in "${DATABASES[@]}"; do
 		for c in "${CLIENTS[@]}"; do cells+=("$db $w $c"); done
 	done
 done
-order=("${CONFIGS[@]}")
 for round in $(seq 1 "$ROUNDS"); do
-	for cell in "${cells[@]}"; do
-		for config in "${order[@]}"; do
+	for i in "${!cells[@]}"; do
+		# the configurations rotated by (cell + round): each in each place equally often
+		for k in "${!CONFIGS[@]}"; do
+			config=${CONFIGS[$(( (k + i + round) % ${#CONFIGS[@]} ))]}
 			# shellcheck disable=SC2086
-			run_cell "$round" "$config" $cell
+			run_cell "$round" "$config" ${cells[$i]}
 		done
-		# ABBA: the next cell starts in the configuration this one ended in
-		mapfile -t order < <(printf '%s\n' "${order[@]}" | tac)
 	done
 done
 stop_server
@@ -422,7 +421,7 @@ config_label() {
 		unset MED
 	done
 	echo
-	echo "tps: median over the rounds of pgbench's \"tps ... without initial connection time\"; ratios are of the medians; per-round: the ratio of the two runs of one round, which ran back to back.  Server CPU µs/tx: median over the rounds of the CPU time of the server's processes (backends, background processes) during the run divided by the transactions, a measure that waiting for a CPU does not inflate."
+	echo "tps: median over the rounds of pgbench's \"tps ... without initial connection time\"; ratios are of the medians; per-round: the ratio of the two runs of one round, which ran back to back, each on a server started for it.  Server CPU µs/tx: median over the rounds of the CPU time of the server's processes (backends, background processes) during the run divided by the transactions, a measure that waiting for a CPU does not inflate."
 	echo
 	echo "## Every kept run"
 	echo
