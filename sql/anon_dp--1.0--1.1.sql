@@ -1,2 +1,103 @@
 -- anon_dp 1.0 -> 1.1 (development version: this script may change until 1.1 is released)
 \echo Use "ALTER EXTENSION anon_dp UPDATE TO '1.1'" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- The allow-list of anonymized sessions (doc/access.md, "The allow-list")
+--------------------------------------------------------------------------
+
+-- The reviewed built-in functions and types that may see private values inside
+-- the anonymization queries of anonymized roles: by category, with the
+-- arguments that must be constants and why.  Operators are allowed when their
+-- functions are; casts when their functions are or both types are listed.
+CREATE FUNCTION anon_dp_allow_list(OUT kind text, OUT object oid, OUT signature text,
+                                   OUT category text, OUT constant_arguments int4[],
+                                   OUT constant_reasons text[])
+RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- The internals in a schema of their own (doc/functions.md, "Where the
+-- functions live"): what the rewriter emits and what only the machinery
+-- uses moves to anon_dp_internal, off the default search path, so that \df
+-- shows users the ANON_* aggregates and the functions they call.  The
+-- library finds each function in its schema, and the schema as the
+-- extension's member, never by name alone (src/catalog.c).  Sections added
+-- after this one create their internal functions in anon_dp_internal.
+--------------------------------------------------------------------------
+CREATE SCHEMA anon_dp_internal;
+COMMENT ON SCHEMA anon_dp_internal IS
+    'anon_dp''s building blocks and their support functions: what its rewriter emits (doc/functions.md)';
+-- USAGE for every role: postgres_fdw ships the SAFE wrappers to shards as
+-- schema-qualified SQL, run there as the mapped user (doc/scale-out.md), and
+-- DBAs call the building blocks by hand.  An anonymized role calling one is
+-- refused by the guard, whatever the schema (doc/access.md).
+GRANT USAGE ON SCHEMA anon_dp_internal TO PUBLIC;
+
+-- What stays in the extension's schema: the ANON_* aggregates and the
+-- functions users call (analysts, data owners, DBAs); everything else of
+-- the extension moves, with its overloads.
+DO $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN
+        SELECT p.oid, p.prokind
+        FROM pg_catalog.pg_proc p
+        JOIN pg_catalog.pg_depend d
+          ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+         AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e'
+        JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'anon_dp'
+        WHERE p.pronamespace = e.extnamespace
+          -- the ANON_* aggregates (anon_count, anon_sum_ci, ...); their
+          -- transition and final functions (anon_dp_requires_rewrite*) move
+          AND NOT (p.prokind = 'a' AND p.proname LIKE 'anon\_%' AND p.proname NOT LIKE 'anon\_dp\_%')
+          AND p.proname NOT IN (
+              'anon_dp_access_level',       -- analysts: the session's access level
+              'anon_dp_allow_list',         -- analysts and DBAs: what anonymization queries may call
+              'anon_dp_budget_status',      -- analysts: the budget (the view anon_dp_budget)
+              'anon_dp_epsilon_for',        -- analysts: the epsilon a half-width needs
+              'anon_dp_epsilon_share',      -- analysts: the privacy arithmetic
+              'anon_dp_tau',
+              'anon_dp_tau_continuous',
+              'anon_dp_explain',            -- analysts: what a query releases and costs
+              'anon_dp_random',             -- the by-hand bounding of doc/functions.md section 11
+              'anon_reservoir',             -- TABLESAMPLE anon_reservoir(n): resolved by name
+              'anon_dp_set_budget',         -- data owners: budgets
+              'anon_dp_reset_budget')
+    LOOP
+        EXECUTE pg_catalog.format('ALTER %s %s SET SCHEMA anon_dp_internal',
+                                  CASE f.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+                                  f.oid::pg_catalog.regprocedure);
+    END LOOP;
+END
+$$;
+
+--------------------------------------------------------------------------
+-- Catalog masking of relation sizes (doc/access.md, "Catalogs")
+--------------------------------------------------------------------------
+
+-- pg_relation_size(rel[, fork]) (which = 1), pg_total_relation_size (2),
+-- pg_table_size (3), pg_indexes_size (4) of a relation an anonymized role may
+-- see the statistics of, NULL for the others: what anon_dp's catalog masking
+-- puts in place of those calls in an anonymized session, which may not call
+-- them itself (a function body or a constraint would call them unmasked)
+CREATE FUNCTION anon_dp_internal.anon_dp_masked_size(which int4, rel regclass, fork text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'anon_dp_masked_size'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Failed anonymization statements (doc/access.md section 5)
+--------------------------------------------------------------------------
+
+-- How many anonymization statements of the role failed in this database since
+-- the server started or the count was reset: each failure can carry one bit
+-- of one user's value, and anon_dp.max_failed_statements suspends the role's
+-- anonymization queries when the count reaches it
+CREATE FUNCTION anon_dp_failed_statements(role regrole)
+RETURNS int4 AS 'MODULE_PATHNAME', 'anon_dp_failed_statements'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- back to 0, lifting a suspension (superusers and anon_dp.label_admin_role)
+CREATE FUNCTION anon_dp_reset_failures(role regrole)
+RETURNS void AS 'MODULE_PATHNAME', 'anon_dp_reset_failures'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

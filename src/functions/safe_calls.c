@@ -12,7 +12,9 @@
  * polymorphic: printed as SQL, a call means the same on another server
  * (postgres_fdw ships them to shards, doc/scale-out.md).  They call the function or cast as the executor would, and return NULL
  * instead of raising a data exception (SQLSTATE class 22: invalid input,
- * overflow, division by zero, out of range), as BigQuery's SAFE. prefix does:
+ * overflow, division by zero, out of range) or exceeding a program limit
+ * (class 54: a length or nesting past what the server supports), as
+ * BigQuery's SAFE. prefix does:
  * no single row can abort the query with an error that describes it.  Any
  * other error is raised as it is (and replaced by the generic error of
  * src/guard/error_channel.c).
@@ -20,8 +22,9 @@
  * Catching an error without a subtransaction: the memory the callee
  * allocated is in the per-tuple context, and the interrupt holdoff count and
  * the current resource owner are restored.  The callees are built-in
- * functions of the allow-list (src/guard/allow_list.c: no catalog lookups
- * by value, no xml); one that still leaves a resource behind (a buffer pin,
+ * functions of the allow-list, which the target must be on
+ * (src/guard/allowed_builtins.h: no catalog lookups by value, nothing held
+ * when they raise); one that still leaves a resource behind (a buffer pin,
  * a snapshot) has it released at the end of the transaction, with a leak
  * warning that the error channel keeps out of the client's sight
  * (src/guard/error_channel.c).
@@ -44,6 +47,9 @@
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 
+#include "guard/allow_list.h"
+#include "guard/allowed_builtins.h"
+
 /* the arguments before the target's own: the target and the result witness */
 #define SAFE_CALL_LEADING_ARGS 2
 
@@ -56,7 +62,30 @@ typedef struct safe_call
 	FunctionCallInfo fcinfo;	/* the target's, with room for nargs */
 } safe_call;
 
-/* Invoke fcinfo's function; a data exception gives NULL. */
+/*
+ * The errors a function of the allow-list raises on a value it rejects, which
+ * SAFE evaluation turns into NULL: data exceptions (class 22), program limits
+ * (54: a length or nesting past what the server supports), features not
+ * supported for a value (0A: NaN to integer, a month-long date_bin stride),
+ * and syntax errors of a value parsed as code or rules not met (42: a Unicode
+ * escape, a column type without equality met when comparing).  Out of memory,
+ * cancels, I/O and internal errors are raised as they are.
+ */
+static bool
+safe_error(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_DATA_EXCEPTION:
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+		case ERRCODE_FEATURE_NOT_SUPPORTED:
+		case ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION:
+			return true;
+	}
+	return false;
+}
+
+/* Invoke fcinfo's function; an error of safe_error() gives NULL. */
 static Datum
 invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 {
@@ -75,7 +104,7 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	{
 		MemoryContextSwitchTo(context);
 		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION)
+		if (!safe_error(geterrcode()))
 			PG_RE_THROW();
 		InterruptHoldoffCount = holdoff;
 		FlushErrorState();
@@ -129,20 +158,39 @@ check_target(Oid target, FuncExpr *wrapper)
 	{
 		actual[i] = exprType((Node *) list_nth(wrapper->args, i + SAFE_CALL_LEADING_ARGS));
 		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
-		if (declared[i] == ANYOID)
-			continue;			/* the function reads the type from the call */
-		if (declared[i] == INTERNALOID ||
-			(!IsPolymorphicType(declared[i]) && !IsBinaryCoercible(actual[i], declared[i])))
+		/*
+		 * the parser leaves a literal untyped only for an "any" parameter,
+		 * whose function reads the type from the call as the value has it
+		 */
+		if ((actual[i] == UNKNOWNOID && declared[i] != ANYOID) || declared[i] == INTERNALOID)
+			refuse_target(target, psprintf("argument %d has type %s", i + 1,
+										   format_type_be(actual[i])));
+		if (declared[i] != ANYOID && !IsPolymorphicType(declared[i]) &&
+			!IsBinaryCoercible(actual[i], declared[i]))
 			refuse_target(target, psprintf("argument %d has type %s, the function takes %s", i + 1,
 										   format_type_be(actual[i]), format_type_be(declared[i])));
 	}
+	/* polymorphic parameters resolved as the parser would (declared[] in place) */
 	result = enforce_generic_type_consistency(actual, declared, nargs, proc->prorettype, false);
+	/*
+	 * ... and no coercion left for the call to make: the parser coerces each
+	 * argument to its resolved type, a call by hand gets no coercion, so a
+	 * value must already have the representation the function reads ("any"
+	 * parameters read the type of the call's own argument).
+	 */
+	for (i = 0; i < nargs; i++)
+		if (declared[i] != ANYOID && !IsBinaryCoercible(actual[i], declared[i]))
+			refuse_target(target, psprintf("argument %d has type %s, the call needs %s", i + 1,
+										   format_type_be(actual[i]), format_type_be(declared[i])));
 	if (!IsBinaryCoercible(result, wrapper->funcresulttype))
 		refuse_target(target, psprintf("it returns %s, not %s", format_type_be(result),
 									   format_type_be(wrapper->funcresulttype)));
 	ReleaseSysCache(tuple);
 	if (pg_proc_aclcheck(target, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(target));
+	/* only the reviewed functions are known to hold nothing when they raise */
+	if (allowed_builtin_lookup(target) == NULL)
+		refuse_target(target, "not on anon_dp's allow-list (SELECT * FROM anon_dp_allow_list())");
 }
 
 /*
@@ -223,6 +271,15 @@ safe_io_setup(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anon_dp_safe_io can only be placed by anon_dp's planner hook")));
+	/* the types' I/O functions are known to hold nothing when they raise */
+	if (!allow_list_type_allowed(exprType(lsecond(wrapper->args))) ||
+		!allow_list_type_allowed(wrapper->funcresulttype))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anon_dp_safe_io cannot cast %s to %s: a type is not on anon_dp's allow-list",
+						format_type_be(exprType(lsecond(wrapper->args))),
+						format_type_be(wrapper->funcresulttype)),
+				 errhint("Cast directly.")));
 	getTypeOutputInfo(exprType(lsecond(wrapper->args)), &output, &varlena);
 	getTypeInputInfo(wrapper->funcresulttype, &input, &io->ioparam);
 	fmgr_info_cxt(output, &io->output, context);

@@ -2,22 +2,34 @@
  * allow_list.c -- what may run inside the anonymization queries of an
  * anonymized session (allow_list.h).
  *
- * "Built-in" means created by initdb (OID below FirstNormalObjectId): such
- * objects are PostgreSQL's own code and cannot be changed by an analyst.
+ * Everything is refused unless it is enumerated: node kinds here, built-in
+ * functions and types in the reviewed list (allowed_builtins.h), functions of
+ * anon_dp meant for analysts, and functions a superuser labelled 'trusted'.
+ * Operators are allowed when their functions are; casts when their functions
+ * are, or, through the types' text I/O, when both types are listed.
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "guard/allow_list.h"
+#include "guard/allowed_builtins.h"
 #include "guard/labels.h"
 
 #define IS_BUILTIN(oid) ((oid) < FirstNormalObjectId)
@@ -63,7 +75,6 @@ rule_of(NodeTag tag)
 		case T_RelabelType:
 		case T_CoerceViaIO:
 		case T_ArrayCoerceExpr:
-		case T_ConvertRowtypeExpr:
 		case T_CollateExpr:
 		case T_CaseExpr:
 		case T_CaseTestExpr:
@@ -73,7 +84,6 @@ rule_of(NodeTag tag)
 		case T_CoalesceExpr:
 		case T_MinMaxExpr:
 		case T_SQLValueFunction:
-		case T_XmlExpr:
 		case T_NullTest:
 		case T_BooleanTest:
 			return NODE_EXPRESSION;
@@ -112,6 +122,11 @@ refuse_node(Node *node)
 			refuse_object("a sequence", "Numbering rows counts private rows.",
 						  "Remove the sequence from the anonymization query.");
 			break;
+		case T_XmlExpr:
+			refuse_object("an XML expression",
+						  "The xml functions parse with a library of their own that keeps what it allocated when a value is rejected.",
+						  "Compute with text or jsonb instead.");
+			break;
 		default:
 			refuse_object(psprintf("an expression of node type %d", (int) nodeTag(node)),
 						  "Only expressions known to have no side effects may see private rows.",
@@ -119,20 +134,17 @@ refuse_node(Node *node)
 	}
 }
 
-/* ---- types, collations, operators ---- */
+/* ---- types and collations ---- */
 
-static void check_collation(Oid collation);
-
-/*
- * Built-in types whose values name catalog objects (looking one up reads
- * and may lock the catalogs), whose functions parse documents with a
- * library of their own (xml), or that are the row types of catalogs.
- */
-static bool
-builtin_type_refused(Oid type, const char **why)
+static const char *
+why_type_refused(Oid type)
 {
-	switch (type)
+	Oid			element = get_element_type(type);
+	Oid			base = OidIsValid(element) ? element : type;
+
+	switch (base)
 	{
+		case OIDOID:
 		case REGCLASSOID:
 		case REGTYPEOID:
 		case REGPROCOID:
@@ -144,44 +156,47 @@ builtin_type_refused(Oid type, const char **why)
 		case REGNAMESPACEOID:
 		case REGROLEOID:
 		case REGCOLLATIONOID:
-			*why = "Its values name catalog objects: turning a private value into one looks it up in, and may lock, the catalogs.";
-			return true;
+		case NAMEOID:
+			return "Its values name catalog objects: turning a private value into one looks it up in, and may lock, the catalogs.";
 		case XMLOID:
-			*why = "The xml functions parse with a library of their own that does not release what it holds when a value is rejected.";
-			return true;
+			return "The xml functions parse with a library of their own that keeps what it allocated when a value is rejected.";
 	}
-	if (get_typtype(type) == TYPTYPE_COMPOSITE)
+	if (!IS_BUILTIN(base))
 	{
-		*why = "It is the row type of a catalog.";
-		return true;
+		switch (get_typtype(base))
+		{
+			case TYPTYPE_DOMAIN:
+				return "A domain's constraints run code on each private value of the type.";
+			case TYPTYPE_COMPOSITE:
+				return "It is the row type of a table: a whole row is not a value the list knows.";
+			default:
+				return "Only PostgreSQL's own types may hold private values: the functions of other types are code outside anon_dp's control.";
+		}
 	}
-	return false;
+	if (get_typtype(base) == TYPTYPE_COMPOSITE)
+		return "It is the row type of a catalog.";
+	return "It is not on anon_dp's list of types whose functions may see private values (SELECT * FROM anon_dp_allow_list() WHERE kind = 'type').";
+}
+
+bool
+allow_list_type_allowed(Oid type)
+{
+	/* the ANON_*_CI result: three double precision fields, built-in record I/O */
+	return allowed_type_listed(type) || type == anon_dp_interval_type();
 }
 
 static void
 check_type(Oid type)
 {
-	const char *why = NULL;
-	Oid			element;
-
-	if (!OidIsValid(type))
+	if (!OidIsValid(type) || allow_list_type_allowed(type))
 		return;
-	/* the ANON_*_CI result: three double precision fields, built-in I/O */
-	if (type == anon_dp_interval_type())
-		return;
-	element = get_element_type(type);
-	if (IS_BUILTIN(type) && get_typtype(type) != TYPTYPE_DOMAIN &&
-		!builtin_type_refused(OidIsValid(element) ? element : type, &why))
-		return;
-	refuse_object(psprintf("type %s", format_type_be(type)),
-				  why != NULL ? why :
-				  get_typtype(OidIsValid(element) ? element : type) == TYPTYPE_DOMAIN ?
-				  "A domain's constraints run code on each private value of the type." :
-				  "Only PostgreSQL's own types may hold private values: the functions of other types are code outside anon_dp's control.",
-				  "Cast to a built-in type such as text, bigint or double precision.");
+	refuse_object(psprintf("type %s", format_type_be(type)), why_type_refused(type),
+				  "Cast to a listed type such as text, bigint, numeric, double precision, timestamp or jsonb.");
 }
 
 /* the column definition list of a function in FROM: AS x(a type, ...) */
+static void check_collation(Oid collation);
+
 static void
 check_column_definitions(RangeTblFunction *function)
 {
@@ -203,39 +218,498 @@ check_collation(Oid collation)
 				  "Use a built-in collation such as \"C\" or the database default.");
 }
 
-static void
-check_operator(Oid opno)
+/* ---- functions and their arguments ---- */
+
+/*
+ * Whether an argument is computed from the statement's constants only: no
+ * column, aggregate, window function, subquery or executor parameter (whose
+ * values come from rows), and nothing volatile.
+ */
+static bool
+reads_rows_walker(Node *node, void *context)
 {
-	if (!OidIsValid(opno) || IS_BUILTIN(opno))
-		return;
-	refuse_object(psprintf("operator %s", format_operator(opno)),
-				  "Only PostgreSQL's own operators may see private values.",
-				  "Use the built-in operator, or call the function it stands for.");
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Aggref:
+		case T_WindowFunc:
+		case T_GroupingFunc:
+		case T_SubLink:
+		case T_SubPlan:
+		case T_CaseTestExpr:
+			return true;
+		case T_Param:
+			if (((Param *) node)->paramkind != PARAM_EXTERN)
+				return true;
+			break;
+		default:
+			break;
+	}
+	return expression_tree_walker(node, reads_rows_walker, context);
+}
+
+static bool
+computed_from_constants(Node *argument)
+{
+	return !reads_rows_walker(argument, NULL) && !contain_volatile_functions(argument);
+}
+
+static const char *
+constant_reason_text(allow_constant_reason reason)
+{
+	switch (reason)
+	{
+		case ALLOW_CONSTANT_SIZE:
+			return "It sets how long the call runs and how much memory it takes: computed from private values, the query's running time would show one user's value.";
+		case ALLOW_CONSTANT_PATTERN:
+			return "The server compiles the regular expression and keeps it in the session's cache: computed from private values, it would leave one user's value in the session and let it set the compile time.";
+		case ALLOW_CONSTANT_FORMAT:
+			return "The server parses the format and keeps it in the session's cache: computed from private values, it would leave one user's value in the session.";
+		case ALLOW_CONSTANT_ZONE:
+			return "The server loads the time zone it names and keeps it in the session's cache: computed from private values, it would leave one user's value in the session.";
+		case ALLOW_CONSTANT_SYNTAX:
+			return "A unit or flags the call does not know raise an error that is not a data exception: computed from private values, whether the query fails would show one user's value.";
+		case ALLOW_CONSTANT_NONE:
+			break;
+	}
+	return "";
+}
+
+/*
+ * The largest value a size argument may have: a constant that large still
+ * lets one row's branch do work another row's does not, so it is kept to
+ * the work of a short value (a text of 10,000 characters, 10,000 array
+ * elements, 10,000 digits).
+ */
+#define ALLOW_SIZE_LIMIT 10000.0
+#define ALLOW_FACTORIAL_LIMIT 1000.0	/* 1000! has 2,568 digits (under 1 ms) */
+
+static double
+size_limit_of(Oid funcid)
+{
+	return funcid == F_FACTORIAL ? ALLOW_FACTORIAL_LIMIT : ALLOW_SIZE_LIMIT;
+}
+
+/* the value of an integer or numeric constant, as double */
+static double
+constant_number(Const *value)
+{
+	switch (value->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(value->constvalue);
+		case INT4OID:
+			return DatumGetInt32(value->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(value->constvalue);
+		case NUMERICOID:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value->constvalue));
+	}
+	return get_float8_infinity();
+}
+
+/*
+ * How much work a size argument asks for: its value, or for an array of
+ * dimensions the product of its elements; infinity when it is not a
+ * literal the statement fixes (a parameter's value is only known later).
+ */
+static double
+size_of_argument(Node *argument)
+{
+	Node	   *folded = eval_const_expressions(NULL, copyObject(argument));
+	Const	   *value;
+
+	if (!IsA(folded, Const))
+		return get_float8_infinity();
+	value = (Const *) folded;
+	if (value->constisnull)
+		return 0.0;
+	if (value->consttype == INT4ARRAYOID)
+	{
+		ArrayType  *array = DatumGetArrayTypeP(value->constvalue);
+		Datum	   *elements;
+		bool	   *nulls;
+		int			count;
+		int			i;
+		double		product = 1.0;
+
+		deconstruct_array(array, INT4OID, sizeof(int32), true, TYPALIGN_INT,
+						  &elements, &nulls, &count);
+		for (i = 0; i < count; i++)
+			product *= nulls[i] ? 0.0 : fabs((double) DatumGetInt32(elements[i]));
+		return product;
+	}
+	return fabs(constant_number(value));
 }
 
 static void
-check_operators(Node *node)
+refuse_size(Oid funcid, int position)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("argument %d of %s must be a literal of at most %.0f in an anonymization query of an anonymized role",
+					position, format_procedure(funcid), size_limit_of(funcid)),
+			 errdetail("It sets how long the call runs: a larger value would let one user's row take measurably longer than another's."),
+			 errhint("Write a literal no larger than %.0f.", size_limit_of(funcid))));
+}
+
+static void
+check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 {
 	ListCell   *lc;
+	int			position = 0;
+
+	foreach(lc, args)
+	{
+		Node	   *argument = (Node *) lfirst(lc);
+		int			i;
+
+		position++;
+		if (IsA(argument, NamedArgExpr))
+			argument = (Node *) ((NamedArgExpr *) argument)->arg;
+		for (i = 0; i < ALLOW_MAX_CONSTANT_REASONS; i++)
+		{
+			if (!(entry->constants[i].args & ARG(position)))
+				continue;
+			if (computed_from_constants(argument))
+			{
+				if (entry->constants[i].reason == ALLOW_CONSTANT_SIZE &&
+					!(size_of_argument(argument) <= size_limit_of(funcid)))
+					refuse_size(funcid, position);
+				continue;
+			}
+			ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("argument %d of %s must be a constant in an anonymization query of an anonymized role",
+								position, format_procedure(funcid)),
+					 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
+					 errhint("Write a literal there, or an expression of literals and parameters.")));
+		}
+	}
+}
+
+/* system information and administration functions, by the prefixes of their names */
+static bool
+about_the_database(const char *name)
+{
+	static const char *const prefixes[] = {
+		"pg_", "has_", "txid_", "to_reg", "lo_", "current_", "set_config", "inet_client_",
+		"inet_server_", "row_security_active", "version", "obj_description", "col_description",
+		"shobj_description",
+	};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(prefixes); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* what the mechanical part of the admission rule says about a function */
+static const char *
+why_function_refused(Oid funcid)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	Form_pg_proc proc;
+	const char *why = NULL;
+	int			i;
+
+	if (!HeapTupleIsValid(tuple))
+		return "It is not a function of this server.";
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	if (proc->proretset)
+		why = "It returns a set of rows: the one set-returning function on the list is unnest(anyarray).";
+	else if (proc->provolatile == PROVOLATILE_VOLATILE)
+		why = "It is volatile: it changes or reads state that a later query can see.";
+	else if (!allowed_type_listed(proc->prorettype) && !IsPolymorphicType(proc->prorettype) &&
+			 proc->prorettype != RECORDOID)
+		why = psprintf("It returns %s, which the list does not admit: values that name catalog objects, types or server state, or that no aggregate needs.",
+					   format_type_be(proc->prorettype));
+	else
+		for (i = 0; i < proc->pronargs; i++)
+		{
+			Oid			arg = proc->proargtypes.values[i];
+
+			if (!allowed_type_listed(arg) && !IsPolymorphicType(arg) && arg != ANYOID &&
+				arg != RECORDOID)
+			{
+				why = psprintf("It takes %s, which the list does not admit: values that name catalog objects, types or server state, or that no aggregate needs.",
+							   format_type_be(arg));
+				break;
+			}
+		}
+	if (why == NULL && about_the_database(NameStr(proc->proname)))
+		why = "It is about the database, the session or the server rather than about its arguments' values.";
+	ReleaseSysCache(tuple);
+	return why != NULL ? why :
+		"It is not on anon_dp's reviewed list of built-in functions that may see private values.";
+}
+
+/* a better call for some functions left out, or NULL */
+static const char *
+alternative_to(const char *name)
+{
+	static const struct
+	{
+		const char *name;
+		const char *alternative;
+	}			alternatives[] = {
+		{"format", "Concatenate with || or concat(), or format released values outside the anonymization query."},
+		{"timeofday", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
+		{"clock_timestamp", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
+		{"pg_column_size", "Use octet_length()."},
+		{"random", "Draw random numbers outside the anonymization query; the ANON_* aggregates add their own noise."},
+		{"regexp_matches", "Use regexp_match(), which returns one match."},
+		{"string_to_table", "Use string_to_array() with unnest() in FROM."},
+		{"generate_series", "Join with a public table of the values, or use unnest(ARRAY[...]) in FROM."},
+		{"json_populate_record", "Extract the fields with ->> and cast them."},
+		{"jsonb_populate_record", "Extract the fields with ->> and cast them."},
+		{"jsonb_path_query_first", "Extract the fields with -> and ->>."},
+		{"jsonb_path_exists", "Test the fields with ? and @>."},
+		{"age", "Subtract timestamps: age(timestamp, timestamp) and the - operator are on the list."},
+		{"to_tsvector", "Match text with LIKE, ILIKE or a constant regular expression."},
+	};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(alternatives); i++)
+		if (strcmp(name, alternatives[i].name) == 0)
+			return alternatives[i].alternative;
+	return NULL;
+}
+
+static void
+refuse_function(Oid funcid)
+{
+	char	   *signature = format_procedure(funcid);
+	const char *alternative = alternative_to(get_func_name(funcid));
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("function %s cannot be used in an anonymization query of an anonymized role",
+					signature),
+			 errdetail("%s", IS_BUILTIN(funcid) ? why_function_refused(funcid) :
+					   "A function that is not built in sees private rows and could pass them on through notices, errors, writes or state."),
+			 alternative != NULL ?
+			 errhint("%s Or ask a superuser to vouch for the function: SECURITY LABEL FOR anon_dp ON FUNCTION %s IS 'trusted'.",
+					 alternative, signature) :
+			 errhint("Use a function of the list (SELECT * FROM anon_dp_allow_list()), or ask a superuser to vouch for it: SECURITY LABEL FOR anon_dp ON FUNCTION %s IS 'trusted'.",
+					 signature)));
+}
+
+/* a call of funcid with these arguments (NIL: not known, e.g. a sort operator) */
+static void
+check_call(Oid funcid, List *args)
+{
+	const allowed_builtin *entry;
+
+	if (!OidIsValid(funcid))
+		return;
+	entry = allowed_builtin_lookup(funcid);
+	if (entry != NULL && entry->constants[0].args == 0)
+		return;
+	/* a superuser's vouching also lifts the constant arguments of an entry */
+	if (anon_dp_is_extension_function(funcid) || anon_dp_function_is_trusted(funcid))
+		return;
+	if (entry == NULL)
+		refuse_function(funcid);
+	check_constant_arguments(entry, funcid, args);
+}
+
+static void
+check_operator(Oid opno, List *args)
+{
+	if (!OidIsValid(opno))
+		return;
+	if (!IS_BUILTIN(opno))
+		refuse_object(psprintf("operator %s", format_operator(opno)),
+					  "Only PostgreSQL's own operators may see private values.",
+					  "Use the built-in operator, or call the function it stands for.");
+	check_call(get_opcode(opno), args);
+}
+
+/*
+ * x op ANY/ALL (array): the operator is called once per element and is not
+ * evaluated SAFE; one that is not a comparison of a btree family (LIKE, a
+ * regular expression, containment) may reject an element (an escape at the
+ * end of a LIKE pattern), so its array must come from the statement's
+ * constants.
+ */
+static void
+check_array_of_operator(ScalarArrayOpExpr *expr)
+{
+	if (get_op_btree_interpretation(expr->opno) != NIL ||
+		computed_from_constants((Node *) lsecond(expr->args)))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the array of %s %s in an anonymization query of an anonymized role must be a constant",
+					format_operator(expr->opno), expr->useOr ? "ANY" : "ALL"),
+			 errdetail("The operator may reject an element with an error, which would show one user's value."),
+			 errhint("Write the array as a constant, or compare one value at a time: x %s a OR x %s b.",
+					 get_opname(expr->opno), get_opname(expr->opno))));
+}
+
+/*
+ * ARRAY[ARRAY[...], ARRAY[...]]: sub-arrays of other dimensions raise an
+ * error that is not a call's, so they must come from the statement's
+ * constants.
+ */
+static void
+check_multidimensional_array(ArrayExpr *array)
+{
+	if (!array->multidims || computed_from_constants((Node *) array->elements))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("a multidimensional ARRAY[...] of arrays computed from rows cannot be used in an anonymization query of an anonymized role"),
+			 errdetail("Sub-arrays of other dimensions raise an error, which would show one user's value."),
+			 errhint("Build a one-dimensional array, or concatenate arrays with array_cat().")));
+}
+
+/*
+ * percentile_cont(0.5) WITHIN GROUP (...): the direct arguments of an
+ * ordered-set aggregate are checked by the aggregate (a fraction outside
+ * [0, 1] raises), not SAFE, so they must be constants.
+ */
+static void
+check_direct_arguments(Aggref *aggregate)
+{
+	if (aggregate->aggdirectargs == NIL ||
+		computed_from_constants((Node *) aggregate->aggdirectargs))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the direct arguments of %s must be constants in an anonymization query of an anonymized role",
+					format_procedure(aggregate->aggfnoid)),
+			 errdetail("A value the aggregate rejects (a fraction outside [0, 1]) raises an error, which would show one user's value."),
+			 errhint("Write the fraction as a literal, for example percentile_cont(0.5) WITHIN GROUP (ORDER BY x).")));
+}
+
+/* whether a subquery reads a column of a query level outside it */
+static bool
+outer_reference_walker(Node *node, int *depth)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > *depth;
+	if (IsA(node, Aggref))
+	{
+		if ((int) ((Aggref *) node)->agglevelsup > *depth)
+			return true;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		(*depth)++;
+		found = query_tree_walker((Query *) node, outer_reference_walker, depth, 0);
+		(*depth)--;
+		return found;
+	}
+	return expression_tree_walker(node, outer_reference_walker, depth);
+}
+
+/* a query that returns at most one row whatever the data: an aggregate, or LIMIT 1 */
+static bool
+returns_at_most_one_row(Query *query)
+{
+	Node	   *limit;
+
+	if (query->hasAggs && query->groupClause == NIL && query->groupingSets == NIL &&
+		query->havingQual == NULL && query->setOperations == NULL && !query->hasTargetSRFs)
+		return true;
+	if (query->limitCount == NULL || query->limitOption != LIMIT_OPTION_COUNT)
+		return false;
+	limit = eval_const_expressions(NULL, copyObject(query->limitCount));
+	return IsA(limit, Const) && !((Const *) limit)->constisnull &&
+		((Const *) limit)->consttype == INT8OID &&
+		DatumGetInt64(((Const *) limit)->constvalue) <= 1;
+}
+
+/*
+ * A subquery used as a value and correlated with the query around it (so
+ * with private values): more than one row raises an error, and so do arrays
+ * of other dimensions gathered by ARRAY(SELECT ...); neither is SAFE, so
+ * each would fail the query on one user's value.
+ */
+static void
+check_sublink_rows(SubLink *sublink)
+{
+	Query	   *subquery = (Query *) sublink->subselect;
+	int			depth = 0;
+
+	if (!IsA(subquery, Query) ||
+		!query_tree_walker(subquery, outer_reference_walker, &depth, 0))
+		return;
+	if ((sublink->subLinkType == EXPR_SUBLINK || sublink->subLinkType == ROWCOMPARE_SUBLINK) &&
+		!returns_at_most_one_row(subquery))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated subquery used as a value must return at most one row in an anonymization query of an anonymized role"),
+				 errdetail("More than one row raises an error, which would show one user's value."),
+				 errhint("Aggregate it (SELECT max(...)), add LIMIT 1, or test with EXISTS or IN.")));
+	if (sublink->subLinkType == ARRAY_SUBLINK && subquery->targetList != NIL &&
+		OidIsValid(get_element_type(exprType((Node *) ((TargetEntry *) linitial(subquery->targetList))->expr))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated ARRAY(SELECT ...) of arrays cannot be used in an anonymization query of an anonymized role"),
+				 errdetail("Arrays of other dimensions raise an error, which would show one user's value."),
+				 errhint("Gather one-dimensional values, or concatenate arrays with array_cat().")));
+}
+
+/* the operators and functions a node calls, with the arguments they see */
+static void
+check_calls(Node *node)
+{
+	ListCell   *l;
+	ListCell   *r;
+	ListCell   *o;
 
 	switch (nodeTag(node))
 	{
+		case T_FuncExpr:
+			check_call(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args);
+			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
-			check_operator(((OpExpr *) node)->opno);
+			check_operator(((OpExpr *) node)->opno, ((OpExpr *) node)->args);
 			break;
 		case T_ScalarArrayOpExpr:
-			check_operator(((ScalarArrayOpExpr *) node)->opno);
+			check_operator(((ScalarArrayOpExpr *) node)->opno, ((ScalarArrayOpExpr *) node)->args);
+			check_array_of_operator((ScalarArrayOpExpr *) node);
 			break;
 		case T_RowCompareExpr:
-			foreach(lc, ((RowCompareExpr *) node)->opnos)
-				check_operator(lfirst_oid(lc));
+			forthree(o, ((RowCompareExpr *) node)->opnos, l, ((RowCompareExpr *) node)->largs,
+					 r, ((RowCompareExpr *) node)->rargs)
+				check_operator(lfirst_oid(o), list_make2(lfirst(l), lfirst(r)));
+			break;
+		case T_Aggref:
+			check_call(((Aggref *) node)->aggfnoid, NIL);
+			check_direct_arguments((Aggref *) node);
+			break;
+		case T_SubLink:
+			check_sublink_rows((SubLink *) node);
+			break;
+		case T_WindowFunc:
+			check_call(((WindowFunc *) node)->winfnoid, ((WindowFunc *) node)->args);
+			break;
+		case T_SortGroupClause:
+			check_operator(((SortGroupClause *) node)->eqop, NIL);
+			check_operator(((SortGroupClause *) node)->sortop, NIL);
+			break;
+		case T_ArrayExpr:
+			check_multidimensional_array((ArrayExpr *) node);
 			break;
 		default:
 			break;
 	}
 }
+
+/* ---- structure ---- */
 
 /* a sampling method: BERNOULLI, SYSTEM, or anon_dp's own anon_reservoir */
 static void
@@ -277,120 +751,40 @@ allow_list_check_node(Node *node)
 		check_column_definitions((RangeTblFunction *) node);
 	if (IsA(node, Var))
 		check_system_column((Var *) node);
+	/* the equality operators of a UNION, INTERSECT or EXCEPT without ALL */
+	if (IsA(node, SetOperationStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((SetOperationStmt *) node)->groupClauses)
+			check_calls((Node *) lfirst(lc));
+	}
+	check_calls(node);
 	if (rule != NODE_EXPRESSION)
 		return;
 	check_type(exprType(node));
 	check_collation(exprCollation(node));
 	check_collation(exprInputCollation(node));
-	check_operators(node);
 	if (IsA(node, SubscriptingRef))
 		check_type(((SubscriptingRef *) node)->refcontainertype);
 }
 
-/* ---- functions ---- */
-
-/*
- * Built-in functions that PostgreSQL does not mark volatile but that act on
- * the database: they assign a transaction id (observable afterwards), or run
- * whole queries of their own.
- */
-static bool
-builtin_has_side_effects(const char *name)
-{
-	static const char *const names[] = {
-		"txid_current", "pg_current_xact_id",
-		"table_to_xml", "table_to_xml_and_xmlschema", "table_to_xmlschema",
-		"schema_to_xml", "schema_to_xml_and_xmlschema", "schema_to_xmlschema",
-		"database_to_xml", "database_to_xml_and_xmlschema", "database_to_xmlschema",
-		"query_to_xml", "query_to_xml_and_xmlschema", "query_to_xmlschema",
-		"cursor_to_xml", "cursor_to_xmlschema", "ts_stat",
-	};
-	size_t		i;
-
-	for (i = 0; i < lengthof(names); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
-/*
- * Built-in functions about the database rather than about values: the
- * system information and administration functions (pg_*, has_*_privilege,
- * to_reg*, txid_*, row_security_active, large objects, the *_description
- * and information_schema helpers that query the catalogs).  Given a private
- * value they look up, and may lock, the catalog object it names, which the
- * session can observe afterwards.  A few pg_* functions only compute on
- * their argument or describe the session.
- */
-static bool
-builtin_is_about_the_database(const char *name)
-{
-	static const char *const value_functions[] = {
-		"pg_column_size", "pg_size_pretty", "pg_size_bytes", "pg_client_encoding",
-		"pg_backend_pid", "pg_trigger_depth", "pg_is_in_recovery", "pg_jit_available",
-	};
-	size_t		i;
-
-	for (i = 0; i < lengthof(value_functions); i++)
-		if (strcmp(name, value_functions[i]) == 0)
-			return false;
-	return strncmp(name, "pg_", 3) == 0 || strncmp(name, "has_", 4) == 0 ||
-		strncmp(name, "to_reg", 6) == 0 || strncmp(name, "txid_", 5) == 0 ||
-		strncmp(name, "lo_", 3) == 0 || strncmp(name, "_pg_", 4) == 0 ||
-		strcmp(name, "row_security_active") == 0 || strcmp(name, "currtid2") == 0 ||
-		strcmp(name, "obj_description") == 0 || strcmp(name, "col_description") == 0 ||
-		strcmp(name, "shobj_description") == 0 || strcmp(name, "ts_debug") == 0;
-}
-
-/*
- * Volatile built-ins whose effects no later query can see: the clock and
- * the operating system's random source.  Not random(): its generator is
- * the session's, and setseed() lets a later query count the draws a
- * private value caused.
- */
-static bool
-volatile_builtin_is_harmless(const char *name)
-{
-	return strcmp(name, "clock_timestamp") == 0 || strcmp(name, "timeofday") == 0 ||
-		strcmp(name, "gen_random_uuid") == 0;
-}
-
-static void
-refuse_builtin(const char *name, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("function %s() cannot be used in an anonymization query of an anonymized role", name),
-			 errdetail("%s", detail),
-			 errhint("Remove the call, or compute it outside the anonymization query.")));
-}
-
-static void
-check_builtin_function(Oid funcid, const char *name)
-{
-	if (builtin_has_side_effects(name))
-		refuse_builtin(name, psprintf("%s() acts on the database (it assigns a transaction id or runs queries of its own).", name));
-	if (func_volatile(funcid) == PROVOLATILE_VOLATILE && !volatile_builtin_is_harmless(name))
-		refuse_builtin(name, psprintf("%s() is volatile: its side effects could carry private values out of the query.", name));
-	if (builtin_is_about_the_database(name))
-		refuse_builtin(name, psprintf("%s() looks up, and may lock, the catalog objects its arguments name; the session could see that afterwards.", name));
-}
-
+/* the sort and group operators of a query level, which no walker visits */
 void
-allow_list_check_function(Oid funcid)
+allow_list_check_query(Query *query)
 {
-	char	   *name = get_func_name(funcid);
+	List	   *clauses = list_concat_copy(query->groupClause, query->sortClause);
+	ListCell   *lc;
 
-	if (name == NULL)
-		return;
-	if (IS_BUILTIN(funcid))
-		check_builtin_function(funcid, name);
-	else if (!anon_dp_is_extension_function(funcid) && !anon_dp_function_is_trusted(funcid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("function %s cannot be used in an anonymization query of an anonymized role",
-						format_procedure(funcid)),
-				 errdetail("A function that is not built in sees private rows and could pass them on through notices, errors or writes."),
-				 errhint("Use built-in functions, or ask a superuser to vouch for it: SECURITY LABEL FOR anon_dp ON FUNCTION %s IS 'trusted'.",
-						 format_procedure(funcid))));
+	clauses = list_concat(clauses, query->distinctClause);
+	foreach(lc, query->windowClause)
+	{
+		WindowClause *window = (WindowClause *) lfirst(lc);
+
+		clauses = list_concat(clauses, window->partitionClause);
+		clauses = list_concat(clauses, window->orderClause);
+	}
+	foreach(lc, clauses)
+		allow_list_check_node((Node *) lfirst(lc));
+	list_free(clauses);
 }

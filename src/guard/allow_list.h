@@ -3,25 +3,32 @@
  * anonymized session (doc/access.md, "The allow-list").
  *
  * Private rows flow through the anonymization query, its inputs and the
- * views it reads; everything evaluated there must be known to be free of
- * side effects and of code the analyst wrote: known node kinds, built-in
- * types (no domains) and collations, built-in operators and table sampling
- * methods, built-in functions that do not write, functions of anon_dp meant
- * for analysts, and functions a superuser labelled 'trusted'.  Everything
- * else is refused with an error naming the object.
+ * views it reads; everything evaluated there must be enumerated: known node
+ * kinds, the reviewed list of built-in functions and types
+ * (allowed_builtins.h; operators through their functions, casts through
+ * their functions or their types' I/O), built-in collations and sampling
+ * methods, functions of anon_dp meant for analysts, and functions a
+ * superuser labelled 'trusted'.  Everything else is refused with an error
+ * naming the object, why, and what to write instead.
  */
 #ifndef ANON_DP_ALLOW_LIST_H
 #define ANON_DP_ALLOW_LIST_H
 
-#include "nodes/nodes.h"
+#include "nodes/parsenodes.h"
 
-/* ERROR unless the node kind, its type, collations and operators are allowed. */
+/*
+ * ERROR unless the node kind, its type and collations, and the functions and
+ * operators it calls (with arguments that must be constants) are allowed.
+ */
 extern void allow_list_check_node(Node *node);
 
 /*
- * ERROR unless the function may be called: built-in and free of side
- * effects, an analysts' function of anon_dp, or labelled 'trusted'.
+ * Whether values of the type may be private there: a listed type or an array
+ * of one, or anon_dp's interval type (three double precision fields).
  */
-extern void allow_list_check_function(Oid funcid);
+extern bool allow_list_type_allowed(Oid type);
+
+/* ERROR unless the sort, group and window operators of the level are allowed. */
+extern void allow_list_check_query(Query *query);
 
 #endif							/* ANON_DP_ALLOW_LIST_H */

@@ -4,15 +4,17 @@
  *
  * What remains is one bit per statement: whether it failed.  The original
  * error's SQLSTATE (not its text, which may hold a private value) goes to
- * the server log.
+ * the server log, and the failure is counted for the role (failures.h).
  */
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/elog.h"
 
 #include "guard/error_channel.h"
+#include "guard/failures.h"
 #include "guard/marks.h"
 #include "guard/roles.h"
 
@@ -40,12 +42,14 @@ error_channel_guards(PlannedStmt *statement)
 }
 
 static void
-raise_generic_error(MemoryContext context)
+raise_generic_error(MemoryContext context, Oid role)
 {
 	int			sqlerrcode;
 
 	MemoryContextSwitchTo(context);
 	sqlerrcode = geterrcode();
+	/* a cancel counts too: a statement_timeout can end a branch one value made slow */
+	failures_record(role);
 	if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 		PG_RE_THROW();			/* a cancel or statement_timeout: the caller's own */
 	FlushErrorState();
@@ -64,6 +68,7 @@ void
 error_channel_run(void (*step) (void *arg), void *arg)
 {
 	MemoryContext context = CurrentMemoryContext;
+	Oid			role = anon_dp_budget_role();	/* whose failure it would be */
 
 	guarded_runs++;
 	guarded_once = true;
@@ -74,7 +79,7 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	PG_CATCH();
 	{
 		guarded_runs--;
-		raise_generic_error(context);
+		raise_generic_error(context, role);
 	}
 	PG_END_TRY();
 	guarded_runs--;
@@ -94,11 +99,42 @@ is_leak_warning(ErrorData *edata)
 		 (edata->filename != NULL && strcmp(edata->filename, "resowner.c") == 0));
 }
 
+/*
+ * LOG and DEBUG messages of an anonymized session: debug_print_plan and its
+ * siblings print the planner's row estimates (from the statistics of private
+ * columns), trace_sort the sizes of sorts.  They stay in the server log,
+ * whatever client_min_messages says.  (Reentrant: the check reads catalogs,
+ * which may log.)
+ */
+static bool
+debug_message_of_anonymized_session(ErrorData *edata)
+{
+	static bool checking = false;
+	bool		anonymized;
+
+	if (edata->elevel >= NOTICE || !edata->output_to_client || checking ||
+		!IsTransactionState())
+		return false;
+	checking = true;
+	PG_TRY();
+	{
+		anonymized = anon_dp_session_is_anonymized();
+	}
+	PG_FINALLY();
+	{
+		checking = false;
+	}
+	PG_END_TRY();
+	return anonymized;
+}
+
 void
 error_channel_filter(ErrorData *edata)
 {
 	if (guarded_runs > 0 && edata->elevel < ERROR)
 		edata->output_to_client = false;
 	else if (guarded_once && is_leak_warning(edata))
+		edata->output_to_client = false;
+	else if (debug_message_of_anonymized_session(edata))
 		edata->output_to_client = false;
 }

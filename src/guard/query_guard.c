@@ -21,6 +21,7 @@
 #include "guard/allow_list.h"
 #include "guard/catalog_masking.h"
 #include "guard/guard.h"
+#include "guard/hidden_builtins.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -37,12 +38,11 @@ typedef struct guard_context
 static void
 check_function(Oid funcid, void *arg)
 {
-	guard_context *cxt = (guard_context *) arg;
 	char	   *name;
 
 	if (!OidIsValid(funcid))
 		return;
-	check_hidden_builtin(funcid, NULL);
+	refuse_hidden_builtin_call(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
@@ -52,8 +52,6 @@ check_function(Oid funcid, void *arg)
 				 errmsg("function %s() is an internal building block of anon_dp", name),
 				 errdetail("Called directly it would not bound each user's contribution."),
 				 errhint("Use the ANON_* aggregates, for example ANON_COUNT(*) or ANON_SUM(x, 0, 100).")));
-	if (cxt->anonymization_depth > 0)
-		allow_list_check_function(funcid);
 }
 
 /* an ANON_* aggregate of this very level (not of a sublevel) */
@@ -167,6 +165,8 @@ guard_walker(Node *node, guard_context *cxt)
 			cxt->anonymization_found = true;
 		}
 		guard_range_table(query, cxt);
+		if (cxt->anonymization_depth > 0)
+			allow_list_check_query(query);
 		query_tree_walker(query, guard_walker, (void *) cxt, 0);
 		if (anonymization)
 			cxt->anonymization_depth--;
@@ -207,6 +207,90 @@ guard_anonymization_statement(Query *query)
 				 errhint("Write the released rows with INSERT INTO ... SELECT or CREATE TABLE ... AS SELECT.")));
 }
 
+/*
+ * EXPLAIN of a statement that reads private rows (an anonymization query,
+ * directly or in a view), for a role labelled 'anonymized': the plan the
+ * optimizer chooses depends on the statistics of private columns
+ * (their histograms hold single users' values), and plans compared as a
+ * filter's constant moves reveal them, with nothing run or charged.  A data
+ * owner who lowered a session with anon_dp.access_level may look.
+ */
+static bool reads_private_rows_walker(Node *node, void *context);
+
+/*
+ * a view whose definition reads private rows, also in anonymization queries
+ * (expanding lists the views in progress: a stored view names itself)
+ */
+static bool
+view_reads_private_rows(Oid viewid, List **expanding)
+{
+	Relation	view;
+	Query	   *definition;
+	bool		result;
+
+	if (list_member_oid(*expanding, viewid))
+		return false;
+	check_stack_depth();
+	*expanding = lappend_oid(*expanding, viewid);
+	view = relation_open(viewid, AccessShareLock);
+	definition = copyObject(get_view_query(view));
+	relation_close(view, AccessShareLock);
+	result = reads_private_rows_walker((Node *) definition, expanding);
+	*expanding = list_delete_last(*expanding);
+	return result;
+}
+
+static bool
+reads_private_rows_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind != RTE_RELATION)
+				continue;
+			switch (classify_relation(rte->relid))
+			{
+				case RELATION_PRIVATE:
+					return true;
+				case RELATION_VIEW:
+					if (view_reads_private_rows(rte->relid, (List **) context))
+						return true;
+					break;
+				default:
+					break;
+			}
+		}
+		return query_tree_walker((Query *) node, reads_private_rows_walker, context, 0);
+	}
+	return expression_tree_walker(node, reads_private_rows_walker, context);
+}
+
+static void
+guard_explained_anonymization(Query *query)
+{
+	Query	   *explained;
+	List	   *expanding = NIL;
+
+	if (query->utilityStmt == NULL || !IsA(query->utilityStmt, ExplainStmt) ||
+		!anon_dp_role_is_anonymized(anon_dp_budget_role()))
+		return;
+	explained = anon_dp_utility_query(query->utilityStmt);
+	if (explained == NULL || !reads_private_rows_walker((Node *) explained, &expanding))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("EXPLAIN of an anonymization query is not allowed for an anonymized role"),
+			 errdetail("The plan the optimizer chooses depends on the statistics of private columns, which hold single users' values."),
+			 errhint("SELECT * FROM anon_dp_explain('<query>') states what the query releases, its noise and its cost.")));
+}
+
 void
 guard_analyzed_statement(Query *query)
 {
@@ -218,6 +302,7 @@ guard_analyzed_statement(Query *query)
 	cxt.anonymization_found = false;
 	mask_catalog_statistics(query);
 	guard_walker((Node *) query, &cxt);
+	guard_explained_anonymization(query);
 	if (cxt.anonymization_found)
 		guard_anonymization_statement(query);
 }
@@ -244,7 +329,7 @@ plan_guard_walker(Node *node, void *context)
 		}
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	for_each_called_function(node, check_hidden_builtin, NULL);
+	for_each_called_function(node, refuse_hidden_builtin_call, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 
@@ -254,6 +339,13 @@ guard_planned_statement(Query *query)
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	plan_guard_walker((Node *) query, NULL);
-	lend_private_inputs(query);
+	/*
+	 * What reads lent inputs is an anonymization query, possibly one a view
+	 * holds as the library of its CREATE VIEW rewrote it: its releases are
+	 * charged as this library recognises them, so only with the objects of
+	 * this library's version (doc/versioning.md).
+	 */
+	if (lend_private_inputs(query))
+		anon_dp_check_extension_version();
 	make_private_calls_safe(query);
 }
