@@ -18,8 +18,11 @@
  *     tree_policy.c adds one to every ATTACH/DETACH PARTITION and
  *     INHERIT/NO INHERIT;
  *   - any change of pg_authid (a role created, dropped, altered);
- *   - any shared invalidation message at all from another backend, which
- *     also covers labels written into the catalogs directly.
+ *   - any shared invalidation message at all from another backend.
+ * Labels written into pg_seclabel or pg_shseclabel by hand (a superuser's
+ * INSERT or UPDATE of the catalog) send no message of their own: they hold
+ * from the next invalidation on, at the latest when the session reconnects;
+ * SECURITY LABEL is the way to change a label (access.md section 2).
  * Pending invalidations are accepted whenever the answer is asked for, so a
  * label committed by another session holds from this session's next
  * statement on, even inside an open transaction.
