@@ -56,8 +56,11 @@ WHERE role::text = 'os_analyst' AND outcome = 'charged' ORDER BY entry;
 SET compute_query_id = auto;
 SET SESSION AUTHORIZATION os_analyst;
 SELECT abs(ANON_COUNT(*) - 500) < 50 AS ok FROM os_visits;
-SELECT os_query_identifier_lines('SELECT ANON_COUNT(*) FROM os_visits');
 RESET SESSION AUTHORIZATION;
+-- the anonymized plan as the data owner sees it (an anonymized role may not EXPLAIN it): no Query Identifier either
+SET anon_dp.access_level = 'anonymized';
+SELECT os_query_identifier_lines('SELECT ANON_COUNT(*) FROM os_visits');
+RESET anon_dp.access_level;
 -- ledger_on: with compute_query_id = on the ledger records PostgreSQL's query id
 SET compute_query_id = on;
 SET SESSION AUTHORIZATION os_analyst;
