@@ -275,8 +275,6 @@ anon_dp_install_hooks(bool loaded_at_start)
 		shmem_request_hook = anon_dp_shmem_request;
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = anon_dp_shmem_startup;
-		/* the ledger names each charged statement by its query id */
-		EnableQueryId();
 	}
 	prev_post_parse_analyze_hook = post_parse_analyze_hook;
 	post_parse_analyze_hook = anon_dp_post_parse_analyze;

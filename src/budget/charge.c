@@ -54,11 +54,13 @@ budget_charge_statement(QueryDesc *queryDesc, int eflags)
 	ledger_charge_request request = {0};
 	ListCell   *lc;
 
+	/* only anonymized sessions are charged: the plan is walked for them alone */
 	if (IsParallelWorker() || (eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
-		queryDesc->planstate == NULL || !OidIsValid(anon_dp_extension()))
+		queryDesc->planstate == NULL || !anon_dp_session_is_anonymized() ||
+		!OidIsValid(anon_dp_extension()))
 		return;
 	releases = statement_releases(queryDesc, &refused);
-	if ((releases == NIL && refused == NULL) || !anon_dp_session_is_anonymized())
+	if (releases == NIL && refused == NULL)
 		return;
 	if (refused != NULL)
 		refuse_release_plan(refused);
@@ -72,6 +74,7 @@ budget_charge_statement(QueryDesc *queryDesc, int eflags)
 		request.releases++;
 	}
 	request.role = anon_dp_budget_role();
+	/* PostgreSQL's query id when compute_query_id asks for one (pg_stat_statements) */
 	request.query_id = (int64) queryDesc->plannedstmt->queryId;
 	request.statement = queryDesc->sourceText;
 	ledger_charge(&request);

@@ -25,7 +25,8 @@ typedef struct ledger_charge_request
 	double		epsilon;		/* sum over the releases */
 	double		delta;
 	int			releases;
-	int64		query_id;		/* PlannedStmt.queryId, 0 if not computed */
+	int64		query_id;		/* PlannedStmt.queryId; 0 (NULL in the ledger)
+								 * unless compute_query_id computes one */
 	const char *statement;		/* the statement's text */
 } ledger_charge_request;
 

@@ -139,7 +139,7 @@ charge_body(void *arg)
 	types[7] = TEXTOID;
 	execute(psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
 					 "backend_pid, query_id, statement) "
-					 "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $1, $6, $7, $8)",
+					 "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $1, $6, NULLIF($7, 0), $8)",
 					 ledger_table("anon_dp_ledger")),
 			8, types, values, SPI_OK_INSERT);
 }

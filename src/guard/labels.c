@@ -8,7 +8,6 @@
 #include "access/htup_details.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_attribute.h"
-#include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "utils/regproc.h"
 #include "catalog/pg_class.h"
@@ -19,16 +18,21 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "guard/label_cache.h"
 #include "guard/label_trees.h"
 #include "guard/labels.h"
 
-/* the label of the relation's tree (label_trees.h): a partition takes its parent's */
+/*
+ * The label of the relation's tree (label_trees.h): a partition takes its
+ * parent's.  Kept by this backend until a label or a tree changes
+ * (label_cache.h).
+ */
 AttrNumber
 anon_dp_privacy_unit_column(Oid relid)
 {
 	AttrNumber	unit;
 
-	return relation_label(relid, &unit) == TREE_LABEL_PRIVATE ? unit : InvalidAttrNumber;
+	return label_cache_relation_label(relid, &unit) == TREE_LABEL_PRIVATE ? unit : InvalidAttrNumber;
 }
 
 bool
@@ -36,7 +40,7 @@ anon_dp_relation_is_public(Oid relid)
 {
 	AttrNumber	unit;
 
-	return relation_label(relid, &unit) == TREE_LABEL_PUBLIC;
+	return label_cache_relation_label(relid, &unit) == TREE_LABEL_PUBLIC;
 }
 
 bool
@@ -44,7 +48,7 @@ anon_dp_relation_is_mixed(Oid relid)
 {
 	AttrNumber	unit;
 
-	return relation_label(relid, &unit) == TREE_LABEL_MIXED;
+	return label_cache_relation_label(relid, &unit) == TREE_LABEL_MIXED;
 }
 
 void
@@ -72,17 +76,9 @@ anon_dp_function_is_trusted(Oid funcid)
 	return label != NULL && strcmp(label, ANON_DP_LABEL_TRUSTED) == 0;
 }
 
+/* kept by this backend until a role or a label changes (label_cache.h) */
 bool
 anon_dp_role_is_anonymized(Oid roleid)
 {
-	ObjectAddress object;
-	char	   *label;
-
-	if (!OidIsValid(roleid))
-		return false;
-	object.classId = AuthIdRelationId;
-	object.objectId = roleid;
-	object.objectSubId = 0;
-	label = GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
-	return label != NULL && strcmp(label, ANON_DP_LABEL_ANONYMIZED) == 0;
+	return label_cache_role_is_anonymized(roleid);
 }
