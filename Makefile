@@ -8,7 +8,8 @@ PGFILEDESC = "anon_dp - user-level differential privacy for SQL"
 # the pure C99 core: no PostgreSQL headers
 DP_OBJS = src/dp/dp_rng.o src/dp/dp_sampler.o src/dp/dp_noise.o \
 	src/dp/dp_params.o src/dp/dp_aggregate.o src/dp/dp_quantile.o src/dp/dp_quantile_rows.o src/dp/dp_reservoir.o \
-	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o src/dp/dp_interval.o src/dp/dp_auto_bounds.o
+	src/dp/dp_prf.o src/dp/dp_gauss.o src/dp/dp_selection.o src/dp/dp_interval.o src/dp/dp_auto_bounds.o \
+	src/dp/dp_accountant.o
 # module entry, settings, hooks, the extension's catalog, DP core host
 TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_nodes.o src/dp_host.o src/dp_errors.o
 # the anonymization pipeline (src/anonymizer/pipeline.h)
@@ -27,7 +28,7 @@ BOUND_OBJS = src/bound/bound_spec.o src/bound/partition_bound.o src/bound/pick_a
 	src/bound/reservoir_tablesample.o src/bound/bound_users_node.o
 # the privacy budget: releases of a plan, caps, charges, the ledger worker
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
-	src/budget/ledger_worker.o src/budget/ledger_store.o
+	src/budget/ledger_worker.o src/budget/ledger_store.o src/budget/statement_cost.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
 	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o src/functions/auto_bounds.o \

@@ -422,6 +422,20 @@ dp_accountant_charge(const dp_ledger_state *before, double budget_epsilon, doubl
 	return DP_CHARGE_CONCENTRATED;
 }
 
+void
+dp_accountant_need(const dp_ledger_state *state, const dp_charge_cost *cost,
+				   double *epsilon, double *delta)
+{
+	if (concentrated(state))
+	{
+		*epsilon = dp_charge_renyi(cost, state->order);
+		*delta = cost->xi;
+		return;
+	}
+	*epsilon = cost->epsilon;
+	*delta = cost->delta;
+}
+
 double
 dp_accountant_fits(const dp_ledger_state *state, double budget_epsilon, double budget_delta,
 				   const dp_charge_cost *cost)

@@ -163,6 +163,14 @@ extern dp_charge_kind dp_accountant_charge(const dp_ledger_state *before,
 										   dp_ledger_state *after);
 
 /*
+ * What a charge of this cost needs of a budget that refuses it, in
+ * (epsilon, delta): composed, its own (epsilon, delta) before the first
+ * concentrated charge; afterwards c(a) and xi (for messages).
+ */
+extern void dp_accountant_need(const dp_ledger_state *state, const dp_charge_cost *cost,
+							   double *epsilon, double *delta);
+
+/*
  * How many more charges of this cost the budget can take after the state,
  * as the accountant would make them (at most DP_ACCOUNTANT_FITS_MAX).
  */
