@@ -5,8 +5,13 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "budget/charge.h"
@@ -56,6 +61,54 @@ check_caps(List *releases)
 							r->delta, anon_dp_max_delta),
 					 errdetail("The data owner limits the delta of each anonymization query of an anonymized role."),
 					 errhint("SET anon_dp.delta = %g or less.", anon_dp_max_delta)));
+	}
+}
+
+/* a noise-drawing call stored in a view's query */
+static bool
+stored_release_walker(Node *node, void *context)
+{
+	anon_dp_release_args args;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		return anon_dp_release_arguments(((Aggref *) node)->aggfnoid, &args);
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, stored_release_walker, context, 0);
+	return expression_tree_walker(node, stored_release_walker, context);
+}
+
+/*
+ * Views read at the reader's settings or not at all: a view whose stored
+ * query was anonymized when it was created (by anon_dp 1.0, or by a rule
+ * written by hand) would release noise at its creator's epsilon and delta.
+ * Views anon_dp 1.1 creates keep their ANON_* calls and are anonymized for
+ * each reader (src/anonymizer/view_expansion.c).
+ */
+static void
+refuse_stored_releases(PlannedStmt *planned)
+{
+	ListCell   *lc;
+
+	foreach(lc, planned->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+		Relation	view;
+		bool		stored;
+
+		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW)
+			continue;
+		view = relation_open(rte->relid, AccessShareLock);
+		stored = stored_release_walker((Node *) get_view_query(view), NULL);
+		relation_close(view, AccessShareLock);
+		if (stored)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("view \"%s\" holds an anonymization query anonymized when the view was created",
+							get_rel_name(rte->relid)),
+					 errdetail("It would release noise at its creator's epsilon and delta; views over anonymization queries are read at the reader's settings (anon_dp 1.1) or not at all."),
+					 errhint("Ask the view's owner to create it again from its ANON_* query: CREATE OR REPLACE VIEW ... AS SELECT ... ANON_...")));
 	}
 }
 
@@ -139,6 +192,7 @@ budget_charge_statement(QueryDesc *queryDesc, int eflags)
 	releases = statement_releases(queryDesc, &refused);
 	if ((releases == NIL && refused == NULL) || !anon_dp_session_is_anonymized())
 		return;
+	refuse_stored_releases(queryDesc->plannedstmt);
 	if (refused != NULL)
 		refuse_release_plan(refused);
 	check_caps(releases);
