@@ -408,7 +408,8 @@ dp_accountant_charge(const dp_ledger_state *before, double budget_epsilon, doubl
 		by_switch = switch_capacity(before, budget_epsilon, budget_delta, cost, order, delta_c);
 	}
 	if (basic_fits &&
-		!(by_switch > 1.0 + fits_composed(&composed, budget_epsilon, budget_delta, cost)))
+		!(by_switch >= DP_SWITCH_GAIN *
+		  (1.0 + fits_composed(&composed, budget_epsilon, budget_delta, cost))))
 	{
 		*after = composed;
 		return DP_CHARGE_COMPOSED;
@@ -451,7 +452,8 @@ dp_accountant_fits(const dp_ledger_state *state, double budget_epsilon, double b
 	if (delta_c > 0.0 && !is_free(cost))
 		by_switch = switch_capacity(state, budget_epsilon, budget_delta, cost,
 									choose_order(state, budget_epsilon, cost, delta_c), delta_c);
-	return by_switch > composed ? by_switch : composed;
+	/* as dp_accountant_charge chooses */
+	return by_switch >= DP_SWITCH_GAIN * composed && by_switch > 0.0 ? by_switch : composed;
 }
 
 /* ---- plain zCDP conversions ---- */

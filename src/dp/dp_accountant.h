@@ -45,6 +45,14 @@
 /* the largest delta the accountant ever sets aside for its conversion */
 #define DP_CONVERSION_DELTA_MAX 1e-3
 
+/*
+ * The first concentrated charge is made only when, after it, at least this
+ * many times as many charges of its cost fit as when it is composed: it is
+ * irrevocable and pays the conversion K up front, which a workload that
+ * changes afterwards may not earn back.
+ */
+#define DP_SWITCH_GAIN 2.0
+
 /* capacities ("how many more fit") are reported up to this */
 #define DP_ACCOUNTANT_FITS_MAX 1e9
 
@@ -153,9 +161,10 @@ extern bool dp_accountant_basic_fits(const dp_ledger_state *state,
  * keeps the sums within the budget (dp_accountant_basic_fits or the caller's
  * exact version); it is used only before the first concentrated charge.
  * Returns how the charge was made and the state after it in *after (the
- * state unchanged when refused).  Before the first concentrated charge both
- * ways are tried and the one after which more charges of the same cost fit
- * is taken (composed on a tie); afterwards every charge is concentrated.
+ * state unchanged when refused).  Before the first concentrated charge it is
+ * composed unless concentrated charges would let DP_SWITCH_GAIN times as
+ * many charges of the same cost fit (or it cannot be composed); afterwards
+ * every charge is concentrated.
  */
 extern dp_charge_kind dp_accountant_charge(const dp_ledger_state *before,
 										   double budget_epsilon, double budget_delta,
