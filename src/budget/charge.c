@@ -173,8 +173,10 @@ notice_low_budget(const ledger_budget_answer *answer)
 			(errmsg("role \"%s\" has little privacy budget left: epsilon %g and delta %g of %g and %g remain",
 					GetUserNameFromId(answer->role, false), left_epsilon, left_delta,
 					answer->budget_epsilon, answer->budget_delta),
-			 errdetail("%.0f more statements like this one fit (the data owner asks to be told below %g %% of the budget).",
-					   answer->fits, 100.0 * anon_dp_budget_notice),
+			 errdetail_plural("%.0f more statement like this one fits (the data owner asks to be told below %g %% of the budget).",
+							  "%.0f more statements like this one fit (the data owner asks to be told below %g %% of the budget).",
+							  answer->fits == 1.0 ? 1 : 2,
+							  answer->fits, 100.0 * anon_dp_budget_notice),
 			 errhint("SELECT * FROM anon_dp_budget shows the budgets; ask the data owner for more (anon_dp_set_budget) before it runs out.")));
 }
 

@@ -40,8 +40,9 @@ typedef enum ledger_outcome
 /*
  * What a budget says about a charge: the budget that refused, or after a
  * charge the one with the smallest share left; its totals, its spending in
- * (epsilon, delta) after the charge (before it when refused), what the
- * statement needs of it, and how many more statements of the same cost fit.
+ * (epsilon, delta) after the charge (before it when refused) and before it,
+ * what the statement needs of it, and how many more statements of the same
+ * cost fit.
  */
 typedef struct ledger_budget_answer
 {
@@ -51,6 +52,8 @@ typedef struct ledger_budget_answer
 	double		budget_delta;
 	double		spent_epsilon;
 	double		spent_delta;
+	double		before_epsilon;	/* the spending before the statement */
+	double		before_delta;
 	double		need_epsilon;
 	double		need_delta;
 	double		fits;

@@ -298,6 +298,7 @@ answer_of(const budget_charge *charges, int count, const dp_charge_cost *cost,
 	answer->budget_epsilon = c->budget_epsilon;
 	answer->budget_delta = c->budget_delta;
 	dp_accountant_spent(state, &answer->spent_epsilon, &answer->spent_delta);
+	dp_accountant_spent(&c->before, &answer->before_epsilon, &answer->before_delta);
 	charge_cost(c, cost, &answer->need_epsilon, &answer->need_delta);
 	answer->fits = dp_accountant_fits(state, c->budget_epsilon, c->budget_delta, cost);
 	return c->kind != DP_CHARGE_REFUSED;

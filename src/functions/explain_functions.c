@@ -89,8 +89,8 @@ statement_budget(const char *query, Datum *v, bool *n)
 	v[15] = ObjectIdGetDatum(answer.role);
 	v[16] = Float8GetDatum(answer.need_epsilon);
 	v[17] = Float8GetDatum(answer.need_delta);
-	v[18] = Float8GetDatum(Max(answer.budget_epsilon - answer.spent_epsilon, 0.0));
-	v[19] = Float8GetDatum(Max(answer.budget_delta - answer.spent_delta, 0.0));
+	v[18] = Float8GetDatum(Max(answer.budget_epsilon - answer.before_epsilon, 0.0));
+	v[19] = Float8GetDatum(Max(answer.budget_delta - answer.before_delta, 0.0));
 	v[20] = BoolGetDatum(fits);
 	for (i = EXPLAIN_BUDGET_COLUMN; i < EXPLAIN_COLUMNS; i++)
 		n[i] = false;
