@@ -45,7 +45,7 @@ SHLIB_LINK = -lcrypto -lm
 # pg_regress: sql/<suite>.sql against expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping errors explain foreign_tables \
-	fuzz_found intervals label_trees noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
+	fuzz_found intervals label_trees noise_charged noise_scale null_units peer_shapes pipeline public_api public_partitions released_keys resources \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
 CONTRIB_TESTDB = anon_dp_regression
 # isolation suites: specs/<suite>.spec against expected/<suite>.out (several
