@@ -15,6 +15,7 @@
 #include "utils/rel.h"
 
 #include "anonymizer/anonymizer.h"
+#include "anonymizer/pipeline.h"
 #include "anonymizer/view_expansion.h"
 #include "catalog.h"
 #include "guard/guard.h"
@@ -149,18 +150,6 @@ expand_anonymization_views(Query *query)
 	expand_query(query);
 }
 
-/* an ANON_* call of this query level (not of a subquery's) */
-static bool
-own_anon_aggregate_walker(Node *node, void *context)
-{
-	if (node == NULL || IsA(node, Query))
-		return false;
-	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
-		anon_dp_kind_of(((Aggref *) node)->aggfnoid) != NULL)
-		return true;
-	return expression_tree_walker(node, own_anon_aggregate_walker, context);
-}
-
 /*
  * The anonymization levels (query levels with ANON_* calls of their own):
  * their inputs marked, as the anonymizer validated them.
@@ -174,9 +163,7 @@ mark_levels_walker(Node *node, void *context)
 	{
 		Query	   *query = (Query *) node;
 
-		if (query->hasAggs &&
-			(own_anon_aggregate_walker((Node *) query->targetList, NULL) ||
-			 own_anon_aggregate_walker(query->havingQual, NULL)))
+		if (is_anonymization_level(query))
 		{
 			mark_private_inputs(query);
 			return false;

@@ -324,6 +324,13 @@ hoeffding(double n, double p)
 	return sqrt(log(1.0 / p) / (2.0 * n));
 }
 
+/* (1 - e^(epsilon - loss))+: one sample's part of delta(epsilon) */
+static double
+delta_term(double loss, double epsilon)
+{
+	return loss > epsilon ? -expm1(epsilon - loss) : 0.0;
+}
+
 #define MC_SAMPLES 400000
 #define MC_FALSE_FAILURE 1e-9
 
@@ -360,8 +367,7 @@ test_accountant_laplace_composition(void)
 
 			loss += e1 * (fabs(y) - fabs(y - 1.0));
 		}
-		if (loss > eps)
-			sum += -expm1(eps - loss);
+		sum += delta_term(loss, eps);
 	}
 	sum /= MC_SAMPLES;
 	t_note("laplace composition: eps %g, measured delta %g, claimed %g, broken %g, margin %g",
@@ -418,10 +424,8 @@ test_accountant_mixed_composition(void)
 		for (j = 0; j < composed; j++)
 			loss += test_rng_unit(&r) < p_plus ? e1 : -e1;
 		loss += gaussians * rho1 + sqrt(2.0 * gaussians * rho1) * test_rng_normal(&r);
-		if (loss > spent)
-			sum += -expm1(spent - loss);
-		if (loss > broken)
-			sum_broken += -expm1(broken - loss);
+		sum += delta_term(loss, spent);
+		sum_broken += delta_term(loss, broken);
 	}
 	sum /= MC_SAMPLES;
 	sum_broken /= MC_SAMPLES;
