@@ -52,7 +52,7 @@ WHERE outcome = 'charged';
 -- the budgets a session is charged to (administrators: every role), spent and
 -- remaining as the accountant counts them, and how many more statements like
 -- the session's last one fit at its current settings
-DROP VIEW anon_dp_budget;
+DROP VIEW IF EXISTS anon_dp_budget;
 DROP FUNCTION anon_dp_budget_status();
 CREATE FUNCTION anon_dp_budget_status(
     OUT role regrole, OUT budget_epsilon numeric, OUT budget_delta numeric,
