@@ -116,6 +116,7 @@ run() {
 	local workload=$1 epsilon=$2 delta=$3 cap=$4
 	psql_db "$DB" -At <<SQL
 SET client_min_messages = warning;
+SET extra_float_digits = 0;
 SELECT anon_dp_reset_budget('$ROLE');
 SELECT anon_dp_set_budget('$ROLE', $BUDGET_EPSILON, $BUDGET_DELTA);
 SET anon_dp.max_delta = 0.01;
@@ -147,7 +148,7 @@ BEGIN
   END LOOP;
 END \$\$;
 SELECT releases, coalesce(releases_that_fit, 0), accounting, round(spent_epsilon, 3),
-       spent_delta::float8, round(rho::numeric, 4)
+       round(spent_delta, 10)::float8, round(rho::numeric, 4)
 FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
 -- basic composition: the longest prefix of the workload within the budget
