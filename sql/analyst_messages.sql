@@ -124,7 +124,7 @@ BEGIN
   RETURN QUERY SELECT b, z, a;
 END $$;
 SELECT below_zero > 0 AS control_goes_below_zero
-FROM am_runs('SELECT dp_count(1::bigint, 1, 0.01, 1) FROM am_visits WHERE false', 40);
+FROM am_runs('SELECT anon_dp_internal.dp_count(1::bigint, 1, 0.01, 1) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS never_below_zero, zero > 0 AS shown_as_zero, above_zero > 0 AS positive_kept
 FROM am_runs('SELECT ANON_COUNT(*) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS count_col_never_below_zero

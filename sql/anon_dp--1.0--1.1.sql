@@ -16,6 +16,76 @@ RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 --------------------------------------------------------------------------
+-- The internals in a schema of their own (doc/functions.md, "Where the
+-- functions live"): what the rewriter emits and what only the machinery
+-- uses moves to anon_dp_internal, off the default search path, so that \df
+-- shows users the ANON_* aggregates and the functions they call.  The
+-- library finds each function in its schema, and the schema as the
+-- extension's member, never by name alone (src/catalog.c).  Sections added
+-- after this one create their internal functions in anon_dp_internal.
+--------------------------------------------------------------------------
+CREATE SCHEMA anon_dp_internal;
+COMMENT ON SCHEMA anon_dp_internal IS
+    'anon_dp''s building blocks and their support functions: what its rewriter emits (doc/functions.md)';
+-- USAGE for every role: postgres_fdw ships the SAFE wrappers to shards as
+-- schema-qualified SQL, run there as the mapped user (doc/scale-out.md), and
+-- DBAs call the building blocks by hand.  An anonymized role calling one is
+-- refused by the guard, whatever the schema (doc/access.md).
+GRANT USAGE ON SCHEMA anon_dp_internal TO PUBLIC;
+
+-- What stays in the extension's schema: the ANON_* aggregates and the
+-- functions users call (analysts, data owners, DBAs); everything else of
+-- the extension moves, with its overloads.
+DO $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN
+        SELECT p.oid, p.prokind
+        FROM pg_catalog.pg_proc p
+        JOIN pg_catalog.pg_depend d
+          ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+         AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e'
+        JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'anon_dp'
+        WHERE p.pronamespace = e.extnamespace
+          -- the ANON_* aggregates (anon_count, anon_sum_ci, ...); their
+          -- transition and final functions (anon_dp_requires_rewrite*) move
+          AND NOT (p.prokind = 'a' AND p.proname LIKE 'anon\_%' AND p.proname NOT LIKE 'anon\_dp\_%')
+          AND p.proname NOT IN (
+              'anon_dp_access_level',       -- analysts: the session's access level
+              'anon_dp_allow_list',         -- analysts and DBAs: what anonymization queries may call
+              'anon_dp_budget_status',      -- analysts: the budget (the view anon_dp_budget)
+              'anon_dp_epsilon_for',        -- analysts: the epsilon a half-width needs
+              'anon_dp_epsilon_share',      -- analysts: the privacy arithmetic
+              'anon_dp_tau',
+              'anon_dp_tau_continuous',
+              'anon_dp_explain',            -- analysts: what a query releases and costs
+              'anon_dp_random',             -- the by-hand bounding of doc/functions.md section 11
+              'anon_reservoir',             -- TABLESAMPLE anon_reservoir(n): resolved by name
+              'anon_dp_set_budget',         -- data owners: budgets
+              'anon_dp_reset_budget')
+    LOOP
+        EXECUTE pg_catalog.format('ALTER %s %s SET SCHEMA anon_dp_internal',
+                                  CASE f.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+                                  f.oid::pg_catalog.regprocedure);
+    END LOOP;
+END
+$$;
+
+--------------------------------------------------------------------------
+-- Catalog masking of relation sizes (doc/access.md, "Catalogs")
+--------------------------------------------------------------------------
+
+-- pg_relation_size(rel[, fork]) (which = 1), pg_total_relation_size (2),
+-- pg_table_size (3), pg_indexes_size (4) of a relation an anonymized role may
+-- see the statistics of, NULL for the others: what anon_dp's catalog masking
+-- puts in place of those calls in an anonymized session, which may not call
+-- them itself (a function body or a constraint would call them unmasked)
+CREATE FUNCTION anon_dp_internal.anon_dp_masked_size(which int4, rel regclass, fork text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'anon_dp_masked_size'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
 -- The privacy budget, second step (doc/budget.md): the accountant's state of
 -- every budget, what each charge cost in its terms, budgets of group roles
 -- shared by their members, and what still fits

@@ -3,10 +3,11 @@
  *
  * OIDs of what the anonymizer recognises (the ANON_* aggregates) and emits
  * (the dp_* building blocks, the bounding aggregates, the TABLESAMPLE
- * method), resolved once by name and argument types in the extension's
- * schema and cached until pg_proc changes (CREATE / DROP / ALTER EXTENSION
- * all change it).  Nothing else in the module looks up its own functions by
- * name.
+ * method), resolved once by name and argument types in the schema each lives
+ * in (the extension's schema for what users call, its member schema
+ * anon_dp_internal for the rest), among the extension's members only, and
+ * cached until pg_proc changes (CREATE / DROP / ALTER EXTENSION all change
+ * it).  Nothing else in the module looks up its own functions by name.
  */
 #ifndef ANON_DP_CATALOG_H
 #define ANON_DP_CATALOG_H
@@ -39,6 +40,7 @@ typedef enum anon_dp_emitted
 	EMIT_SAFE_IO_STABLE,
 	EMIT_SAFE_IO_VOLATILE,
 	EMIT_STATISTICS_VISIBLE,	/* anon_dp_statistics_visible: catalog masking */
+	EMIT_MASKED_SIZE,			/* anon_dp_masked_size: a size, masked */
 	EMIT_CANONICAL_NUMERIC,		/* anon_dp_canonical_key: released keys, */
 	EMIT_CANONICAL_FLOAT8,		/* one per type */
 	EMIT_CANONICAL_FLOAT4,
@@ -51,7 +53,7 @@ typedef enum anon_dp_emitted
 /* The anon_dp extension of this database, or InvalidOid when not installed. */
 extern Oid	anon_dp_extension(void);
 
-/* The schema of the extension's objects (ERROR when not installed). */
+/* The extension's schema, of what users call (ERROR when not installed). */
 extern const char *anon_dp_schema(void);
 
 /*

@@ -17,6 +17,7 @@
 #include "access/transam.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -129,12 +130,38 @@ mask_pg_class_entry(RangeTblEntry *rte)
 	rte->inh = false;
 }
 
-static bool
-is_size_function(Oid funcid)
+/* which masked size a size function of PostgreSQL stands for, or 0 */
+static masked_size_function
+masked_size_of(Oid funcid)
 {
-	return funcid == F_PG_RELATION_SIZE_REGCLASS || funcid == F_PG_RELATION_SIZE_REGCLASS_TEXT ||
-		funcid == F_PG_TOTAL_RELATION_SIZE || funcid == F_PG_TABLE_SIZE ||
-		funcid == F_PG_INDEXES_SIZE;
+	switch (funcid)
+	{
+		case F_PG_RELATION_SIZE_REGCLASS:
+		case F_PG_RELATION_SIZE_REGCLASS_TEXT:
+			return MASKED_RELATION_SIZE;
+		case F_PG_TOTAL_RELATION_SIZE:
+			return MASKED_TOTAL_RELATION_SIZE;
+		case F_PG_TABLE_SIZE:
+			return MASKED_TABLE_SIZE;
+		case F_PG_INDEXES_SIZE:
+			return MASKED_INDEXES_SIZE;
+	}
+	return 0;
+}
+
+/* anon_dp_masked_size(which, rel, fork or NULL) */
+static Expr *
+masked_size(FuncExpr *size)
+{
+	List	   *args = list_make3(makeConst(INT4OID, -1, InvalidOid, 4,
+											Int32GetDatum(masked_size_of(size->funcid)), false, true),
+								  linitial(size->args),
+								  list_length(size->args) > 1 ? lsecond(size->args) :
+								  (Node *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID));
+	FuncExpr   *call = (FuncExpr *) call_function(anon_dp_emitted_function(EMIT_MASKED_SIZE), args);
+
+	call->location = size->location;
+	return (Expr *) call;
 }
 
 /* sizes of whole databases and tablespaces: they hold private tables */
@@ -160,13 +187,8 @@ mask_mutator(Node *node, void *context)
 		return (Node *) query_tree_mutator(query, mask_mutator, context, QTW_DONT_COPY_QUERY);
 	}
 	node = expression_tree_mutator(node, mask_mutator, context);
-	if (IsA(node, FuncExpr) && is_size_function(((FuncExpr *) node)->funcid))
-	{
-		FuncExpr   *size = (FuncExpr *) node;
-
-		return (Node *) masked(copyObject(linitial(size->args)), (Expr *) size,
-							   (Expr *) makeNullConst(size->funcresulttype, -1, InvalidOid));
-	}
+	if (IsA(node, FuncExpr) && masked_size_of(((FuncExpr *) node)->funcid) != 0)
+		return (Node *) masked_size((FuncExpr *) node);
 	if (IsA(node, FuncExpr) && is_storage_size_function(((FuncExpr *) node)->funcid))
 		return (Node *) makeNullConst(((FuncExpr *) node)->funcresulttype, -1, InvalidOid);
 	return node;

@@ -13,12 +13,22 @@
  * through a subquery in which reltuples is -1 and relpages and
  * relallvisible are 0 for those relations, and pg_relation_size,
  * pg_total_relation_size, pg_table_size and pg_indexes_size return NULL for
- * them.  A read of pg_class's system columns or whole row is left as it is
+ * them (they become anon_dp_masked_size, which calls PostgreSQL's function
+ * for the others).  A read of pg_class's system columns or whole row is left as it is
  * (and refused), and so is every read in a database without the extension.
  */
 extern void mask_catalog_statistics(Query *query);
 
 /* Whether an anonymized role may see the size statistics of a relation. */
 extern bool relation_statistics_visible(Oid relid);
+
+/* The size functions anon_dp_masked_size(which, rel, fork) stands in for */
+typedef enum masked_size_function
+{
+	MASKED_RELATION_SIZE = 1,	/* pg_relation_size(rel[, fork]) */
+	MASKED_TOTAL_RELATION_SIZE,	/* pg_total_relation_size(rel) */
+	MASKED_TABLE_SIZE,			/* pg_table_size(rel) */
+	MASKED_INDEXES_SIZE			/* pg_indexes_size(rel) */
+} masked_size_function;
 
 #endif							/* ANON_DP_CATALOG_MASKING_H */
