@@ -144,6 +144,14 @@ SELECT ANON_COUNT(*) FROM al_people WHERE length(bpchar(small::char, CASE WHEN u
 SELECT ANON_COUNT(*) FROM al_people WHERE "interval"(interval '1 day', CASE WHEN uid = 42 THEN 0 ELSE -1 END) IS NULL;
 SELECT ANON_COUNT(*) FROM (SELECT uid, array_agg(tags) AS t FROM al_people GROUP BY uid) p;
 SELECT ANON_COUNT(*) FROM (SELECT uid, jsonb_object_agg(small, uid) AS o FROM al_people GROUP BY uid) p;
+SELECT ANON_COUNT(*) FROM (SELECT uid, percentile_cont(uid / 1000.0) WITHIN GROUP (ORDER BY salary) AS m
+                           FROM al_people GROUP BY uid) p;
+SELECT ANON_COUNT(*) FROM al_people WHERE (SELECT k FROM al_pub WHERE k <= uid % 3) = 1;
+SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY(SELECT ARRAY[k, uid] FROM al_pub WHERE k < 3) IS NULL;
+-- ... a subquery that returns one row whatever the data stays allowed
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people
+WHERE (SELECT max(k) FROM al_pub WHERE k <= uid) > 0 AND (SELECT v FROM al_pub WHERE k = 1) = 'v1'
+  AND (SELECT k FROM al_pub WHERE k >= uid % 50 LIMIT 1) IS NOT NULL;
 -- ... and NULL for the row where a listed call raises them (SAFE: features
 -- not supported for a value, syntax of a value parsed as code)
 SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
