@@ -48,7 +48,9 @@
 #include "budget/ledger.h"
 #include "catalog.h"
 #include "guard/error_channel.h"
+#include "guard/failures.h"
 #include "guard/guard.h"
+#include "guard/roles.h"
 #include "guard/hidden_builtins.h"
 #include "hooks.h"
 
@@ -84,6 +86,7 @@ anon_dp_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	ledger_request_shmem();
+	failures_request_shmem();
 }
 
 static void
@@ -92,6 +95,7 @@ anon_dp_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	ledger_startup_shmem();
+	failures_startup_shmem();
 }
 
 static void
@@ -152,7 +156,11 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 	if (preloaded)
+	{
+		if (error_channel_guards(queryDesc->plannedstmt))
+			failures_check(anon_dp_budget_role());
 		budget_charge_statement(queryDesc, eflags);
+	}
 }
 
 /* the arguments of ExecutorRun, for error_channel_run */

@@ -72,6 +72,7 @@ extern double anon_dp_budget_notice;	/* NOTICE below this share of a budget */
  * not the cost at the session's current settings.
  */
 extern uint64 anon_dp_settings_generation;
+extern int	anon_dp_max_failed_statements;	/* per role and database (failures.h) */
 
 extern void anon_dp_define_settings(void);
 
