@@ -111,13 +111,17 @@ extern bool anon_dp_is_building_block(Oid funcid);
  * building blocks, their Gaussian variants, and the selection aggregates).
  * Positions (0-based) of their privacy parameters, -1 where a release has
  * none: the epsilon of one partition (the release spends C_u times it),
- * the delta it spends, and C_u.
+ * the delta it spends, C_u, and the text naming a selection's mechanism
+ * (-1: 'laplace').  structure: how the block spends its epsilon, for the
+ * accountant's zCDP charge (a dp_block_structure of dp/dp_accountant.h).
  */
 typedef struct anon_dp_release_args
 {
 	int			epsilon;
 	int			delta;
 	int			max_groups;
+	int			mechanism;
+	int			structure;
 } anon_dp_release_args;
 
 /* false when aggfnoid is not a release */

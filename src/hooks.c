@@ -2,9 +2,12 @@
  * hooks.c -- every hook anon_dp installs, in the order a statement meets
  * them, each chained to the hook installed before it.
  *
- *   post_parse_analyze_hook   guard the analyzed statement of an anonymized
- *                             session, then anonymize its anonymization
- *                             queries (src/anonymizer)
+ *   post_parse_analyze_hook   put the query of each view over an
+ *                             anonymization query in its place (a CREATE
+ *                             VIEW keeps it as written), guard the analyzed
+ *                             statement of an anonymized session, then
+ *                             anonymize its anonymization queries
+ *                             (src/anonymizer)
  *   planner_hook              guard what view expansion revealed; after
  *                             planning, size the per-user bounding's hash
  *                             aggregation batches (src/anonymizer)
@@ -40,6 +43,7 @@
 #include "tcop/utility.h"
 
 #include "anonymizer/anonymizer.h"
+#include "anonymizer/view_expansion.h"
 #include "budget/charge.h"
 #include "budget/ledger.h"
 #include "catalog.h"
@@ -73,6 +77,9 @@ static bool preloaded = false;
  */
 static Query *explained_query = NULL;
 
+/* CREATE VIEW statements running: the query they analyze is a view's */
+static int	defining_views = 0;
+
 static void
 anon_dp_shmem_request(void)
 {
@@ -98,6 +105,16 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 		prev_post_parse_analyze_hook(pstate, query, jstate);
 	if (query == explained_query)
 		return;
+	if (OidIsValid(anon_dp_extension()))
+	{
+		/* a view over an anonymization query is anonymized when it is read */
+		if (preloaded && defining_views > 0 && query_has_anon_aggregates(query))
+		{
+			prepare_view_definition(query);
+			return;
+		}
+		expand_anonymization_views(query);
+	}
 	guard_analyzed_statement(query);
 	if (!OidIsValid(anon_dp_extension()))
 		return;
@@ -229,10 +246,13 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Query	   *outer_explained = explained_query;
+	int			outer_defining = defining_views;
 
 	guard_utility_statement(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, ExplainStmt))
 		explained_query = (Query *) ((ExplainStmt *) pstmt->utilityStmt)->query;
+	if (IsA(pstmt->utilityStmt, ViewStmt))
+		defining_views++;
 	PG_TRY();
 	{
 		if (prev_process_utility_hook)
@@ -245,6 +265,7 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 	PG_FINALLY();
 	{
 		explained_query = outer_explained;
+		defining_views = outer_defining;
 	}
 	PG_END_TRY();
 }

@@ -30,6 +30,8 @@ double		anon_dp_max_epsilon = 1.0;
 double		anon_dp_max_delta = 1e-5;
 double		anon_dp_default_budget_epsilon = 10.0;
 double		anon_dp_default_budget_delta = 1e-4;
+double		anon_dp_budget_notice = 0.1;
+uint64		anon_dp_settings_generation = 0;
 int			anon_dp_max_failed_statements = 100;
 
 static const struct config_enum_entry access_level_options[] = {
@@ -92,18 +94,21 @@ check_delta(double *newval, void **extra, GucSource source)
 static void
 assign_real_replanning(double newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
 static void
 assign_int_replanning(int newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
 static void
 assign_bool_replanning(bool newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
@@ -273,6 +278,14 @@ anon_dp_define_settings(void)
 							 10.0, 0.0, DP_EPSILON_MAX,
 							 PGC_SUSET, 0,
 							 check_budget_epsilon, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.budget_notice",
+							 "Share of a privacy budget below which a statement that leaves less raises a NOTICE.",
+							 "After a charge leaves less than this share of a budget's epsilon or delta, the session is told "
+							 "what remains and how many more statements like it fit; 0 turns the notice off. Superusers only.",
+							 &anon_dp_budget_notice,
+							 0.1, 0.0, 1.0,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
 	DefineCustomRealVariable("anon_dp.default_budget_delta",
 							 "Total delta of an anonymized role that has no budget of its own.",
 							 "anon_dp_set_budget() gives a role its own budget; superusers only.",

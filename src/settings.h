@@ -64,6 +64,14 @@ extern double anon_dp_max_epsilon;	/* per anonymization query */
 extern double anon_dp_max_delta;
 extern double anon_dp_default_budget_epsilon;	/* a role without a budget */
 extern double anon_dp_default_budget_delta;
+extern double anon_dp_budget_notice;	/* NOTICE below this share of a budget */
+
+/*
+ * Grows whenever a setting that the anonymizer writes into plans changes
+ * (anon_dp.epsilon, delta, C_u, ...): a cost computed before a change is
+ * not the cost at the session's current settings.
+ */
+extern uint64 anon_dp_settings_generation;
 extern int	anon_dp_max_failed_statements;	/* per role and database (failures.h) */
 
 extern void anon_dp_define_settings(void);

@@ -57,7 +57,7 @@ level_aggregates(Query *query)
 	return context.aggrefs;
 }
 
-static bool
+bool
 is_anonymization_level(Query *query)
 {
 	ListCell   *lc;

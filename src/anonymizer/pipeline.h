@@ -36,6 +36,9 @@ extern List *find_anonymization_levels(Query *statement);
 /* The aggregates of exactly this level (Aggref *), wherever they are written. */
 extern List *level_aggregates(Query *query);
 
+/* Whether one of the aggregates of exactly this level is an ANON_* aggregate. */
+extern bool is_anonymization_level(Query *query);
+
 /* ---- validate_level.c ---- */
 
 /* One ANON_* call of a level. */

@@ -221,11 +221,44 @@ dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x)
 	return x + ldexp((double) z, plan->grid_exp);
 }
 
+/* the epsilon a Gaussian plan calibrates sigma for: the rest covers the grid */
+static double
+gaussian_calibrated_epsilon(double epsilon)
+{
+	return epsilon * (1.0 - 0x1p-12);
+}
+
+/* sigma for L2 sensitivity 1 of a plan for (epsilon, delta) */
+static dp_status
+gaussian_sigma_one(double epsilon, double delta, double *sigma_one)
+{
+	return dp_analytic_gaussian_sigma(gaussian_calibrated_epsilon(epsilon),
+									  delta * (1.0 - 0x1p-20), sigma_one);
+}
+
+dp_status
+dp_gaussian_rho(double epsilon, double delta, double *rho)
+{
+	double		sigma_one;
+	dp_status	status;
+	long double r;
+
+	if (!isfinite(epsilon) || epsilon < 1e-12 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	if ((status = gaussian_sigma_one(epsilon, delta, &sigma_one)) != DP_OK)
+		return status;
+	r = 1.0L / (2.0L * (long double) sigma_one * (long double) sigma_one);
+	*rho = nextafter((double) (r * (1.0L + 0x1p-50L)), INFINITY);
+	return DP_OK;
+}
+
 dp_status
 dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
 					  int64_t max_groups, dp_noise_plan *plan)
 {
-	double		epsilon_calibrated = epsilon * (1.0 - 0x1p-12);
+	double		epsilon_calibrated = gaussian_calibrated_epsilon(epsilon);
 	double		sigma_one;		/* sigma for L2 sensitivity 1 */
 	double		spread;			/* sqrt(C_u) */
 	double		units;			/* sensitivity in grid units, rounding included */
@@ -257,8 +290,7 @@ dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
 		sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
 		return DP_ERR_NOISE_SCALE;
 
-	status = dp_analytic_gaussian_sigma(epsilon_calibrated, delta * (1.0 - 0x1p-20),
-										&sigma_one);
+	status = gaussian_sigma_one(epsilon, delta, &sigma_one);
 	if (status != DP_OK)
 		return status;
 	spread = sqrt((double) max_groups);

@@ -153,4 +153,16 @@ extern dp_status dp_gaussian_plan_make(double sensitivity, double epsilon, doubl
 /* The standard deviation actually applied, sigma * r, in value units. */
 extern double dp_gaussian_plan_sigma(const dp_noise_plan *plan);
 
+/*
+ * The zCDP of the noise of every plan dp_gaussian_plan_make(s, epsilon,
+ * delta, C_u, ...) makes, whatever s and C_u: 1 / (2 sigma_1^2), sigma_1 the
+ * sigma it calibrates for L2 sensitivity 1 (rounded up).  A user shifts each
+ * of its C_u partitions by at most `units` (sensitivity plus one unit of
+ * rounding), an L2 shift of at most sqrt(C_u) units, and the plan's sigma is
+ * at least sigma_1 sqrt(C_u) units; the discrete Gaussian with an integer
+ * shift v is v^2 / (2 sigma^2)-zCDP (Canonne, Kamath, Steinke 2020) and
+ * independent coordinates add.
+ */
+extern dp_status dp_gaussian_rho(double epsilon, double delta, double *rho);
+
 #endif							/* DP_NOISE_H */

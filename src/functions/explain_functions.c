@@ -2,8 +2,9 @@
  * explain_functions.c -- anon_dp_explain(query) and
  * anon_dp_epsilon_for(query, half_width): what an anonymization query will
  * release and charge, and the epsilon a wanted half-width needs, from the
- * analysis alone (src/anonymizer/explain.c).  Neither plans nor runs the
- * query, reads no row and charges nothing.
+ * analysis alone (src/anonymizer/explain.c); anon_dp_explain also plans the
+ * query (as EXPLAIN does) for what the statement would cost the session's
+ * budget.  Neither runs the query, reads a row or charges anything.
  *
  * The query text must be a constant of the calling statement (or a
  * parameter the client sent): a text computed from rows could otherwise
@@ -20,7 +21,10 @@
 #include "utils/guc.h"
 
 #include "anonymizer/explain.h"
+#include "budget/ledger_store.h"
+#include "budget/statement_cost.h"
 #include "dp/dp_core.h"
+#include "guard/roles.h"
 #include "settings.h"
 
 #define SEARCH_STEPS 60
@@ -56,16 +60,54 @@ text_or_null(const char *s, bool *isnull)
 	return s ? CStringGetTextDatum(s) : (Datum) 0;
 }
 
-#define EXPLAIN_COLUMNS 15
+#define EXPLAIN_COLUMNS 21
+#define EXPLAIN_BUDGET_COLUMN 15	/* the first of the statement's budget columns */
+
+/*
+ * The statement's budget columns: in an anonymized session, the budget the
+ * statement would strain most (the first that would refuse it, else the one
+ * with the smallest share left), what the statement would add to its
+ * spending, what remains now, and whether it fits; NULL otherwise, or when
+ * the statement cannot be planned.
+ */
+static void
+statement_budget(const char *query, Datum *v, bool *n)
+{
+	dp_charge_cost cost;
+	int			releases;
+	ledger_session session;
+	ledger_budget_answer answer;
+	bool		fits;
+	int			i;
+
+	for (i = EXPLAIN_BUDGET_COLUMN; i < EXPLAIN_COLUMNS; i++)
+		n[i] = true;
+	if (!anon_dp_session_is_anonymized() || !statement_text_cost(query, &cost, &releases))
+		return;
+	session = ledger_current_session(anon_dp_budget_role());
+	fits = ledger_store_outlook(&session, &cost, &answer);
+	v[15] = ObjectIdGetDatum(answer.role);
+	v[16] = Float8GetDatum(answer.need_epsilon);
+	v[17] = Float8GetDatum(answer.need_delta);
+	v[18] = Float8GetDatum(Max(answer.budget_epsilon - answer.before_epsilon, 0.0));
+	v[19] = Float8GetDatum(Max(answer.budget_delta - answer.before_delta, 0.0));
+	v[20] = BoolGetDatum(fits);
+	for (i = EXPLAIN_BUDGET_COLUMN; i < EXPLAIN_COLUMNS; i++)
+		n[i] = false;
+}
 
 PG_FUNCTION_INFO_V1(anon_dp_explain);
 Datum
 anon_dp_explain(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	List	   *levels = explain_anonymization(query_argument(fcinfo, "anon_dp_explain"));
+	char	   *query = query_argument(fcinfo, "anon_dp_explain");
+	List	   *levels = explain_anonymization(query);
 	ListCell   *lc;
+	Datum		budget[EXPLAIN_COLUMNS];
+	bool		budget_null[EXPLAIN_COLUMNS];
 
+	statement_budget(query, budget, budget_null);
 	InitMaterializedSRF(fcinfo, 0);
 	foreach(lc, explained_releases(levels))
 	{
@@ -73,6 +115,13 @@ anon_dp_explain(PG_FUNCTION_ARGS)
 		level_explanation *l = r->level;
 		Datum		v[EXPLAIN_COLUMNS];
 		bool		n[EXPLAIN_COLUMNS] = {0};
+		int			i;
+
+		for (i = EXPLAIN_BUDGET_COLUMN; i < EXPLAIN_COLUMNS; i++)
+		{
+			v[i] = budget[i];
+			n[i] = budget_null[i];
+		}
 
 		v[0] = Int32GetDatum(l->number);
 		v[1] = Int32GetDatum(r->number);

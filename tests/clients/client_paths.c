@@ -1044,13 +1044,17 @@ check_cannot_lift_level(PGconn *conn, char *why)
 		still_usable(conn, "attempts to lift the level", why);
 }
 
-/* what the analyst's budget has spent so far, from the anon_dp_budget view */
+/*
+ * what the analyst's statements have been charged so far, from the
+ * anon_dp_budget view: the sum of their epsilon (what basic composition
+ * counts; the accountant may count less, doc/budget.md)
+ */
 static bool
 spent_epsilon(PGconn *conn, double *spent, char *why)
 {
 	char		value[64];
 
-	if (!single_value(conn, "SELECT spent_epsilon FROM anon_dp_budget", value, sizeof(value), why))
+	if (!single_value(conn, "SELECT basic_spent_epsilon FROM anon_dp_budget", value, sizeof(value), why))
 		return false;
 	*spent = strtod(value, NULL);
 	return true;

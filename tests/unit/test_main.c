@@ -107,7 +107,17 @@
 	X(siphash_vectors) \
 	X(prf_uniform_subsets) \
 	/* secure generator (test_secure.c) */ \
-	X(secure_rng)
+	X(secure_rng) \
+	/* the privacy accountant (test_accountant.c) */ \
+	X(accountant_conversion) \
+	X(accountant_zcdp_delta) \
+	X(accountant_gaussian_rho) \
+	X(accountant_block_costs) \
+	X(accountant_pure_renyi) \
+	X(accountant_capacity) \
+	X(accountant_rules) \
+	X(accountant_laplace_composition) \
+	X(accountant_mixed_composition)
 
 #define X(name) extern void test_##name(void);
 TEST_LIST
