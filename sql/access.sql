@@ -109,11 +109,15 @@ RESET anon_dp.label_admin_role;
 SET SESSION AUTHORIZATION acc_analyst;
 -- level_session_user_anonymized
 SELECT anon_dp_access_level();
--- level_setting_cannot_raise
+-- level_setting_cannot_raise: refused with a message, not accepted and ignored
 SET anon_dp.access_level = 'full';
+SELECT set_config('anon_dp.access_level', 'full', true);
 SELECT anon_dp_access_level();
 SELECT uid FROM acc_visits LIMIT 1;
+-- lowering it again, and RESET, are accepted (the level stays anonymized)
+SET anon_dp.access_level = 'anonymized';
 RESET anon_dp.access_level;
+SELECT current_setting('anon_dp.access_level'), anon_dp_access_level();
 -- level_set_role_cannot_lift
 SET ROLE acc_helper;
 SELECT current_user, anon_dp_access_level();
@@ -322,7 +326,12 @@ DEALLOCATE acc_raw;
 SET ROLE acc_analyst;
 SELECT anon_dp_access_level();
 SELECT count(*) FROM acc_visits;
+SET anon_dp.access_level = 'full';
 RESET ROLE;
+-- a full session lowered by the setting raises itself again
+SET anon_dp.access_level = 'anonymized';
+SET anon_dp.access_level = 'full';
+SELECT anon_dp_access_level();
 
 -- ==== removing the label restores full access ====
 -- (a role that is not anonymized may then be granted the private table)

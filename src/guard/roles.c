@@ -41,14 +41,20 @@ anon_dp_run_internal(void (*step) (void *), void *arg)
 bool
 anon_dp_session_is_anonymized(void)
 {
-	Oid			session_user;
-	Oid			outer_user;
-	Oid			current_user;
-
 	if (internal_depth > 0)
 		return false;
 	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
 		return true;
+	return anon_dp_session_role_is_anonymized();
+}
+
+bool
+anon_dp_session_role_is_anonymized(void)
+{
+	Oid			session_user;
+	Oid			outer_user;
+	Oid			current_user;
+
 	/* outside a transaction the catalogs cannot be read; nothing runs there */
 	if (!IsTransactionState() || !IsNormalProcessingMode())
 		return false;
