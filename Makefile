@@ -17,7 +17,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o \
 	src/anonymizer/validate_inputs.o src/anonymizer/validate_sublinks.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o src/anonymizer/public_partitions.o \
-	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o \
+	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o src/anonymizer/unresolved_calls.o \
 	src/anonymizer/bounding_plan.o
 # access control of anonymized sessions
 GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/objects.o src/guard/marks.o \

@@ -35,6 +35,21 @@ SELECT ANON_NTILE(d, 0, 600) FROM am_visits;
 -- an untyped literal matches both ANON_SUM(x) (numeric) and the refused
 -- ANON_SUM("any"): PostgreSQL's "is not unique", which names anon_sum
 SELECT ANON_SUM('x') FROM am_visits;
+-- a name anon_dp does not have, or a value no form takes: PostgreSQL cannot
+-- resolve the call (SQLSTATE 42883 as its own error), and the message names
+-- the call as written with the aggregates or the forms that exist
+\set VERBOSITY sqlstate
+SELECT ANON_PERCENTILE_CONT(d, 0.5) FROM am_visits;
+\set VERBOSITY default
+SELECT ANON_PERCENTILE_CONT(d, 0.5) FROM am_visits;
+SELECT ANON_MEAN(d, 0, 600) FROM am_visits;
+SELECT public.anon_frobnicate(d) FROM am_visits;
+SELECT ANON_SUM(browser, 0, 1) FROM am_visits;
+SELECT ANON_AVG(browser, 0, 1) FROM am_visits;
+SELECT ANON_COUNT(browser, 1, 2) FROM am_visits;
+-- other functions keep PostgreSQL's message
+SELECT anon_dp_explain(1);
+SELECT am_no_such_function(d) FROM am_visits;
 -- anywhere at the level, also next to complete calls and in HAVING
 SELECT browser, ANON_COUNT(*) FROM am_visits GROUP BY browser HAVING ANON_AVG(d, 0) > 0;
 -- and before "reads no private table": the signature is the first thing to fix
