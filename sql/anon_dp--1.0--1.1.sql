@@ -14,3 +14,34 @@ CREATE FUNCTION anon_dp_allow_list(OUT kind text, OUT object oid, OUT signature 
                                    OUT constant_reasons text[])
 RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Released values inside what is possible (doc/functions.md, "Released
+-- values stay inside what the bounds allow")
+--------------------------------------------------------------------------
+
+-- anon_dp_interval_of(value, half_width, least, greatest, integer): the
+-- interval of an ANON_*_CI form with additive noise, its value and both ends
+-- within [least, greatest], what the true value can be (a sum of values in
+-- [0, U] is at least 0); the 1.0 form (value, half_width, non_negative,
+-- integer) stays for views created under 1.0.
+CREATE FUNCTION anon_dp_interval_of(float8, float8, float8, float8, bool) RETURNS anon_dp_interval
+AS 'MODULE_PATHNAME', 'anon_dp_interval_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Discovery through the standard interfaces (doc/access.md, "Discovery")
+--------------------------------------------------------------------------
+
+-- anon_dp_queryable(relation, privileges): in an anonymized session, whether
+-- the privileges asked include SELECT and the role may query the relation
+-- through anonymization queries (a private table); false in other sessions.
+-- The guard writes has_table_privilege(r, p) OR anon_dp_queryable(r, p) for
+-- the has_*_privilege calls of anonymized sessions (src/guard/discovery.c).
+CREATE FUNCTION anon_dp_queryable(oid, text) RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- anon_dp_visible_relation(relation): the relation, or NULL in an anonymized
+-- session when its statistics are masked; the argument of the pg_stat_get_*()
+-- calls of the statistics views read by anonymized sessions
+-- (src/guard/catalog_masking.c).
+CREATE FUNCTION anon_dp_visible_relation(oid) RETURNS oid
+AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;

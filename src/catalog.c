@@ -100,6 +100,10 @@ static const struct
 	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
 	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
 	[EMIT_INTERVAL_OF] = {"anon_dp_interval_of", 4, {FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
+	[EMIT_INTERVAL_WITHIN] = {"anon_dp_interval_of", 5, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+	BOOLOID}},
+	[EMIT_QUERYABLE] = {"anon_dp_queryable", 2, {OIDOID, TEXTOID}},
+	[EMIT_VISIBLE_RELATION] = {"anon_dp_visible_relation", 1, {OIDOID}},
 };
 
 typedef struct catalog_cache
@@ -438,6 +442,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 {
 	return require_function(installed_cache()->emitted[which],
 							emitted_signatures[which].name);
+}
+
+Oid
+anon_dp_emitted_function_if_installed(anon_dp_emitted which)
+{
+	catalog_cache *c = current_cache();
+
+	return OidIsValid(c->extension) ? c->emitted[which] : InvalidOid;
 }
 
 bool

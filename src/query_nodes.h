@@ -37,8 +37,9 @@ extern Aggref *call_aggregate(Oid aggfnoid, List *args, bool star, Expr *filter)
 /* An explicit cast, as CAST(expr AS type) (no node when the type matches). */
 extern Expr *cast_to(Expr *expr, Oid type);
 
-/* GREATEST(a, b), both of a's type. */
+/* GREATEST(a, b) and LEAST(a, b), both of a's type. */
 extern Expr *greatest_of(Expr *a, Expr *b);
+extern Expr *least_of(Expr *a, Expr *b);
 
 extern Const *int4_const(int32 value);
 extern Const *int8_const(int64 value);

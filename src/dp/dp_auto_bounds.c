@@ -84,12 +84,13 @@ dp_auto_pick(const double *noisy, double threshold, bool include_zero,
 		}
 	if (low < 0)
 		return false;
-	if (include_zero && low > DP_AUTO_ZERO_BIN)
-		low = DP_AUTO_ZERO_BIN;
-	if (include_zero && high < DP_AUTO_ZERO_BIN)
-		high = DP_AUTO_ZERO_BIN;
 	*lower = dp_auto_bin_lower(low);
 	*upper = dp_auto_bin_upper(high);
+	/* 0 inside a sum's bounds, at an end when all bins passed lie on one side */
+	if (include_zero && low >= DP_AUTO_ZERO_BIN)
+		*lower = 0.0;
+	if (include_zero && high <= DP_AUTO_ZERO_BIN)
+		*upper = 0.0;
 	return true;
 }
 

@@ -21,4 +21,21 @@ extern void mask_catalog_statistics(Query *query);
 /* Whether an anonymized role may see the size statistics of a relation. */
 extern bool relation_statistics_visible(Oid relid);
 
+/*
+ * Whether a statistics view of pg_catalog (pg_stat_user_tables, pg_stats,
+ * ...) is read masked, at planning, rather than refused after parse analysis.
+ */
+extern bool statistics_view_is_masked(Oid relid);
+
+/*
+ * At planning, in such a view once expanded: every per-relation counter
+ * pg_stat_get_*(relation) reads anon_dp_visible_relation(relation) (NULL for
+ * a relation whose statistics are masked), and planner statistics keep the
+ * rows of relations whose statistics are visible.
+ */
+extern void mask_statistics_view(Query *expanded_view);
+
+/* A pg_stat_get_*() call that mask_statistics_view masked. */
+extern bool statistics_call_is_masked(Node *node);
+
 #endif							/* ANON_DP_CATALOG_MASKING_H */

@@ -20,6 +20,7 @@
 #include "catalog.h"
 #include "guard/allow_list.h"
 #include "guard/catalog_masking.h"
+#include "guard/discovery.h"
 #include "guard/guard.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
@@ -113,8 +114,9 @@ guard_range_table(Query *query, guard_context *cxt)
 		switch (classify_relation(rte->relid))
 		{
 			case RELATION_CATALOG:
-				/* a marked pg_class is catalog_masking.c's own, masked */
-				if (reads && !entry_is_marked(rte))
+				/* a marked pg_class is catalog_masking.c's own, masked; so
+				 * are the statistics views it masks at planning */
+				if (reads && !entry_is_marked(rte) && !statistics_view_is_masked(rte->relid))
 					check_catalog(rte->relid, rte->selectedCols);
 				break;
 			case RELATION_PUBLIC:
@@ -215,10 +217,12 @@ guard_analyzed_statement(Query *query)
 		return;
 	cxt.anonymization_depth = 0;
 	cxt.anonymization_found = false;
+	answer_empty_probe(query);
 	mask_catalog_statistics(query);
 	guard_walker((Node *) query, &cxt);
 	if (cxt.anonymization_found)
 		guard_anonymization_statement(query);
+	answer_privilege_questions(query);
 }
 
 /* ---- the planner's input ---- */
@@ -241,9 +245,13 @@ plan_guard_walker(Node *node, void *context)
 				entry_is_marked(first))
 				mark_private_inputs(query);
 		}
+		/* what tools read: information_schema, statistics views */
+		answer_information_schema(query);
+		mask_statistics_view(query);
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	for_each_called_function(node, check_hidden_builtin, NULL);
+	if (!statistics_call_is_masked(node))
+		for_each_called_function(node, check_hidden_builtin, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 

@@ -55,6 +55,7 @@
 	X(variance_accuracy) \
 	X(aggregate_merge) \
 	X(aggregate_sensitivity) \
+	X(sum_within_bounds) \
 	X(mean_variance_narrow_bounds) \
 	/* quantiles (test_quantile.c) */ \
 	X(quantile_accuracy) \
