@@ -12,7 +12,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 # ANON_DP_PG_BIN: another PostgreSQL installation's bin directory (developers
 # running several checkouts side by side, each against its own relocated copy)
 PG_BIN=${ANON_DP_PG_BIN:-/usr/lib/postgresql/$PG_MAJOR/bin}
-PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3 python3-psycopg2 sqlsmith"
+PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3 python3-psycopg2 sqlsmith default-jdk-headless libpostgresql-jdbc-java"
 
 log() {
 	printf '==> %s\n' "$*" >&2
