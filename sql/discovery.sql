@@ -82,6 +82,15 @@ SELECT * FROM dis_visits WHERE 1 = 0 \gdesc
 SELECT uid, pages FROM dis_visits LIMIT 0;
 SELECT v.uid, b.vendor FROM dis_visits v JOIN dis_browsers b ON b.name = v.browser WHERE 1 = 0;
 SELECT * FROM dis_visits WHERE NULL ORDER BY d;
+-- a BI tool's metadata probe of its wrapped custom SQL: the anonymization
+-- query inside is read empty, so it neither runs nor is charged
+SELECT releases AS releases_before FROM anon_dp_budget \gset
+SELECT * FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) "Custom SQL Query" LIMIT 0;
+SELECT * FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) q WHERE 1 = 0 \gdesc
+SELECT releases = :releases_before AS nothing_charged FROM anon_dp_budget;
+-- (an aggregate over it is no probe: it runs, on released rows)
+SELECT count(*) AS browsers FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) q LIMIT 0;
+SELECT releases > :releases_before AS charged FROM anon_dp_budget;
 -- not empty probes, refused as any read of the table: an aggregate, a
 -- condition that is not constant, a row lock, a system column, a whole row,
 -- a sample, a subquery expression, a WITH query, a set operation, a LIMIT

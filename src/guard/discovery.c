@@ -196,10 +196,12 @@ reads_beyond_columns_walker(Node *node, Bitmapset *emptied)
 }
 
 /*
- * The entries of private tables a probe may read empty: a plain SELECT
- * (no aggregate, grouping, window, set-returning function, subquery
- * expression, WITH, set operation or row lock) over tables and joins only
- * that returns no row whatever they hold.  NULL: not such a probe.
+ * The entries a probe may read empty: a plain SELECT (no aggregate,
+ * grouping, window, set-returning function, subquery expression, WITH, set
+ * operation or row lock) over tables, joins and subqueries only that returns
+ * no row whatever they hold; the private tables and the subqueries (custom
+ * SQL a BI tool wraps, anonymization queries among them) are read empty.
+ * NULL: not such a probe.
  */
 static Bitmapset *
 probe_entries(Query *query)
@@ -220,9 +222,12 @@ probe_entries(Query *query)
 		rti++;
 		if (rte->rtekind == RTE_JOIN)
 			continue;
-		if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+		/* a subquery (a BI tool's wrapped custom SQL): never run, so never charged */
+		if (rte->rtekind == RTE_SUBQUERY)
+			emptied = bms_add_member(emptied, rti);
+		else if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
 			return NULL;
-		if (relation_is_queryable(rte->relid))
+		else if (relation_is_queryable(rte->relid))
 			emptied = bms_add_member(emptied, rti);
 	}
 	if (emptied == NULL || !returns_no_row(query) ||
@@ -231,26 +236,44 @@ probe_entries(Query *query)
 	return emptied;
 }
 
-/* SELECT NULL::<type of each column> ... WHERE false: the table's columns, no row */
+/* SELECT NULL::<type of each column> ... WHERE false: the same columns, no row */
 static Query *
-empty_relation(Oid relid)
+empty_relation(RangeTblEntry *rte)
 {
-	Relation	relation = relation_open(relid, AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(relation);
 	Query	   *empty = new_select();
-	int			i;
+	ListCell   *lc;
 
-	for (i = 0; i < desc->natts; i++)
+	if (rte->rtekind == RTE_SUBQUERY)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
+		/* every entry, junk too, at its place: the Vars above name them by number */
+		foreach(lc, rte->subquery->targetList)
+		{
+			TargetEntry *entry = (TargetEntry *) lfirst(lc);
+			Node	   *expr = (Node *) entry->expr;
 
-		/* a dropped column keeps its place, as an integer no Var can name */
-		add_column(empty, att->attisdropped ?
-				   (Expr *) makeNullConst(INT4OID, -1, InvalidOid) :
-				   (Expr *) makeNullConst(att->atttypid, att->atttypmod, att->attcollation),
-				   att->attisdropped ? "" : NameStr(att->attname));
+			add_column(empty, (Expr *) makeNullConst(exprType(expr), exprTypmod(expr),
+													 exprCollation(expr)),
+					   entry->resname)->resjunk = entry->resjunk;
+		}
 	}
-	relation_close(relation, AccessShareLock);
+	else
+	{
+		Relation	relation = relation_open(rte->relid, AccessShareLock);
+		TupleDesc	desc = RelationGetDescr(relation);
+		int			i;
+
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			/* a dropped column keeps its place, as an integer no Var can name */
+			add_column(empty, att->attisdropped ?
+					   (Expr *) makeNullConst(INT4OID, -1, InvalidOid) :
+					   (Expr *) makeNullConst(att->atttypid, att->atttypmod, att->attcollation),
+					   att->attisdropped ? "" : NameStr(att->attname));
+		}
+		relation_close(relation, AccessShareLock);
+	}
 	empty->jointree->quals = (Node *) makeBoolConst(false, false);
 	return empty;
 }
@@ -269,7 +292,7 @@ answer_empty_probe(Query *query)
 	{
 		RangeTblEntry *rte = rt_fetch(rti, query->rtable);
 
-		rte->subquery = empty_relation(rte->relid);
+		rte->subquery = empty_relation(rte);
 		rte->rtekind = RTE_SUBQUERY;
 		rte->relid = InvalidOid;
 		rte->relkind = 0;

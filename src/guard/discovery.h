@@ -15,8 +15,10 @@
  *     statement as written and inside information_schema's views;
  *   - a statement that returns no row whatever the tables hold (its WHERE
  *     is constant false, or LIMIT 0) reads an empty relation of the same
- *     columns in place of each private table, so it returns what it would
- *     have returned, and nothing of the table is opened.
+ *     columns in place of each private table and each subquery (the custom
+ *     SQL a BI tool wraps, an anonymization query), so it returns what it
+ *     would have returned, nothing of the table is opened, and no release
+ *     runs or is charged.
  */
 #ifndef ANON_DP_DISCOVERY_H
 #define ANON_DP_DISCOVERY_H
