@@ -75,8 +75,11 @@ SELECT anon_dp_visible_relation('dis_visits'::regclass);
 SELECT ANON_COUNT(*) FROM dis_visits WHERE has_table_privilege('dis_visits', 'SELECT');
 
 -- ==== empty probes: the columns, no row, nothing of the table read ====
--- Metabase's privilege probe
+-- Metabase's privilege probe, older and newer form
 SELECT TRUE FROM "public"."dis_visits" WHERE 1 <> 1 LIMIT 0;
+SELECT TRUE AS "_" FROM "public"."dis_visits" WHERE 1 <> 1 LIMIT 0;
+-- QGIS asks by quoted name
+SELECT has_table_privilege('"public"."dis_visits"', 'select') AS quoted_name;
 SELECT * FROM dis_visits WHERE false;
 SELECT * FROM dis_visits WHERE 1 = 0 \gdesc
 SELECT uid, pages FROM dis_visits LIMIT 0;
