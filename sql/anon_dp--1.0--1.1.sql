@@ -45,3 +45,33 @@ AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- (src/guard/catalog_masking.c).
 CREATE FUNCTION anon_dp_visible_relation(oid) RETURNS oid
 AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------
+-- Contribution bounds from the data (doc/noise.md §11, doc/functions.md
+-- "anon_dp_contribution_bounds")
+--------------------------------------------------------------------------
+
+-- dp_contribution_histogram(groups, rows, epsilon, contributions): one row
+-- per user, its number of groups and its most rows in one group; the two
+-- noisy histograms (epsilon / 2 each) and their Laplace scale, as
+-- {groups' bins, rows' bins, scale}.  The building block of the measurement
+-- the rewriter makes for anon_dp_contribution_bounds.
+CREATE FUNCTION dp_contribution_histogram_transfn(internal, int8, int8, float8, int4)
+RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dp_contribution_histogram_final(internal, int8, int8, float8, int4)
+RETURNS float8[] AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_contribution_histogram(int8, int8, float8, int4) (
+    SFUNC = dp_contribution_histogram_transfn, STYPE = internal, SSPACE = 720,
+    FINALFUNC = dp_contribution_histogram_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+
+-- anon_dp_contribution_bounds(query, epsilon): measures, at epsilon (charged
+-- like any release), how many groups and how many rows in one group the
+-- users of an anonymization query contribute, and returns for each candidate
+-- value of anon_dp.max_groups_contributed and anon_dp.max_rows_contributed
+-- the share of users whose contributions it keeps whole, the share of
+-- contributions it keeps, the query's first half-width and the users a group
+-- needs at that value, and the suggested one.
+CREATE FUNCTION anon_dp_contribution_bounds(query text, epsilon float8 DEFAULT 0.1,
+    OUT setting text, OUT value int8, OUT users_within float8, OUT contributions_kept float8,
+    OUT half_width float8, OUT users_for_50 float8, OUT suggested bool)
+RETURNS SETOF record AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;

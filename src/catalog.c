@@ -54,6 +54,7 @@ static const char *const analyst_functions[] = {
 	"anon_dp_access_level",
 	"anon_dp_allow_list",
 	"anon_dp_budget_status",
+	"anon_dp_contribution_bounds",
 	"anon_dp_epsilon_for",
 	"anon_dp_epsilon_share",
 	"anon_dp_explain",
@@ -104,6 +105,8 @@ static const struct
 	BOOLOID}},
 	[EMIT_QUERYABLE] = {"anon_dp_queryable", 2, {OIDOID, TEXTOID}},
 	[EMIT_VISIBLE_RELATION] = {"anon_dp_visible_relation", 1, {OIDOID}},
+	[EMIT_CONTRIBUTION_HISTOGRAM] = {"dp_contribution_histogram", 4, {INT8OID, INT8OID, FLOAT8OID,
+	INT4OID}},
 };
 
 typedef struct catalog_cache
@@ -218,6 +221,7 @@ mark_emitted_releases(void)
 	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3);
 	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5);
 	mark_release(cache->emitted[EMIT_NTILE_ROWS_ADAPTIVE], 4, -1, -1);
+	mark_release(cache->emitted[EMIT_CONTRIBUTION_HISTOGRAM], 2, -1, -1);
 }
 
 /* every function the extension owns (pg_depend), as a building block for now */

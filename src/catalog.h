@@ -48,6 +48,8 @@ typedef enum anon_dp_emitted
 	EMIT_INTERVAL_WITHIN,		/* ... within what the value can be (1.1) */
 	EMIT_QUERYABLE,				/* anon_dp_queryable: has_*_privilege of analysts (1.1) */
 	EMIT_VISIBLE_RELATION,		/* anon_dp_visible_relation: statistics views (1.1) */
+	EMIT_CONTRIBUTION_HISTOGRAM,	/* dp_contribution_histogram: what users
+									 * contribute (1.1) */
 	EMIT_COUNT_
 } anon_dp_emitted;
 

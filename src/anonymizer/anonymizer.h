@@ -38,6 +38,13 @@ extern void anonymizer_collect_plans(List **plans);
 struct ErrorData;
 extern void explain_unresolved_anon_call(struct ErrorData *edata);
 
+/*
+ * While epsilon > 0 (anon_dp_contribution_bounds), every anonymization level
+ * is rewritten into the measurement of its users' contributions at that
+ * epsilon (contributions.c) instead of its releases; 0 stops.
+ */
+extern void anonymizer_measure_contributions(double epsilon);
+
 /* ERROR if the statement has an anonymization query: the library was not preloaded. */
 extern void refuse_anonymization_unless_preloaded(Query *statement);
 

@@ -98,26 +98,8 @@ dp_status
 dp_auto_histogram(dp_rng *rng, const uint64_t *counts, double epsilon_histogram,
 				  uint32_t contributions, double *noisy, double *scale)
 {
-	dp_noise_plan plan;
-	dp_status	status;
-	int			bin;
-
-	if (contributions < 1)
-		return DP_ERR_CONTRIBUTIONS;
-	status = dp_laplace_plan_make(1.0, epsilon_histogram, contributions, &plan);
-	if (status != DP_OK)
-		return status;
-	for (bin = 0; bin < DP_AUTO_BIN_COUNT; bin++)
-	{
-		int64_t		count = counts[bin] > (uint64_t) INT64_MAX ? INT64_MAX
-			: (int64_t) counts[bin];
-
-		noisy[bin] = dp_units_to_double(&plan,
-										dp_noisy_units(rng, &plan,
-													   dp_units_from_int64(&plan, count)));
-	}
-	*scale = dp_laplace_plan_scale(&plan);
-	return DP_OK;
+	return dp_laplace_counts(rng, counts, DP_AUTO_BIN_COUNT, epsilon_histogram, contributions,
+							 noisy, scale);
 }
 
 dp_status

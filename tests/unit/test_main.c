@@ -98,6 +98,11 @@
 	X(auto_bins) \
 	X(auto_threshold) \
 	X(auto_pick) \
+	/* contribution bounds (test_contributions.c) */ \
+	X(contrib_bins) \
+	X(contrib_noise_scale) \
+	X(contrib_estimates) \
+	X(contrib_measurement) \
 	X(auto_histogram_noise) \
 	X(auto_bounds_choice) \
 	/* contribution bounding (test_reservoir.c) */ \
