@@ -24,9 +24,16 @@ SELECT count(DISTINCT (customer_id, ordered_at)) = (SELECT sum(1 + c % 7) FROM g
 -- ==== the measurement: candidates, shares, the noise each costs ====
 -- (at epsilon 0.5 each bin of about 700 users is far above its threshold,
 -- about 40: the shares are within a few percent, the suggestion certain)
-SELECT setting, value, round(users_within::numeric, 1) AS users_within,
-       round(contributions_kept::numeric, 1) AS kept, suggested,
-       half_width IS NOT NULL AS has_half_width, users_for_50 IS NOT NULL AS has_users_for_50
+-- (truth: users with c groups 1/7 each, so c/7 of them within C_u = c and
+-- sum(min(k, c)) / 28 of their groups kept; a third of the users have 2 rows
+-- in one group)
+SELECT setting, value,
+       abs(users_within - CASE WHEN setting LIKE '%groups%' THEN value / 7.0 ELSE 1 - (value < 2)::int / 3.0 END) < 0.03
+         AS users_within_ok,
+       abs(contributions_kept - CASE WHEN setting LIKE '%groups%'
+                                     THEN (SELECT sum(least(k, value)) FROM generate_series(1, 7) k) / 28.0
+                                     ELSE 1 - (value < 2)::int / 4.0 END) < 0.03 AS kept_ok,
+       suggested, half_width IS NOT NULL AS has_half_width, users_for_50 IS NOT NULL AS has_users_for_50
 FROM anon_dp_contribution_bounds('SELECT ordered_at, ANON_COUNT(*) FROM cb_orders GROUP BY ordered_at', 0.5);
 -- the noise and the threshold it states are the query's at each C_u
 SET anon_dp.max_groups_contributed = 7;
@@ -47,6 +54,16 @@ WHERE setting = 'anon_dp.max_groups_contributed';
 -- too few users for a measurement: one row of NULLs per setting
 SELECT setting, value, users_within, suggested
 FROM anon_dp_contribution_bounds('SELECT ordered_at, ANON_COUNT(*) FROM cb_orders WHERE customer_id < 20 GROUP BY ordered_at', 0.1);
+
+-- ==== stated without a measurement ====
+-- grouped by the privacy unit: every group holds one user, nothing can be
+-- released, and a NOTICE says so (the query still runs: it releases nothing)
+SELECT customer_id, ANON_COUNT(*) FROM cb_orders GROUP BY customer_id;
+SELECT n, ANON_COUNT(*) > 0 AS counted
+FROM (SELECT customer_id, count(*) AS n FROM cb_orders GROUP BY customer_id) per_user
+GROUP BY n HAVING n = 1;
+-- anon_dp_explain states the bound of a grouped query and how to measure it
+SELECT release, note FROM anon_dp_explain('SELECT ordered_at, ANON_COUNT(*) FROM cb_orders GROUP BY ordered_at');
 
 -- ==== charged, as an anonymized role; refused like the query itself ====
 CREATE ROLE cb_analyst;

@@ -60,6 +60,7 @@ anonymize_statement(Query *statement)
 			*level->query = *build_contribution_measurement(plan, measuring_epsilon);
 			continue;
 		}
+		notice_grouped_by_unit(plan);
 		built = build_anonymized_level(plan);
 
 		verify_anonymized_level(plan, built);

@@ -78,3 +78,19 @@ check_measured_level(Query *statement, anon_level *level, int levels)
 				 errdetail("The statement has %d anonymization queries.", levels),
 				 errhint("Pass the anonymization query alone, for example 'SELECT day, ANON_COUNT(*) FROM orders GROUP BY day'.")));
 }
+
+void
+notice_grouped_by_unit(anon_plan *plan)
+{
+	ListCell   *lc;
+
+	if (!plan->grouped || plan->selection == SELECTION_PUBLIC)
+		return;
+	foreach(lc, plan->key_forms)
+		if (equal(lfirst(lc), plan->unit))
+			ereport(NOTICE,
+					(errmsg("every group of this anonymization query holds a single user: it is grouped by the privacy unit"),
+					 errdetail("A group is released only when its noisy number of users passes a threshold, about %.0f users here; a group of one user never does, so the query returns no row.",
+							   plan->users_for_half),
+					 errhint("Group by a property of the users, or aggregate per user in a subquery first: SELECT n, ANON_COUNT(*) FROM (SELECT uid, count(*) AS n FROM t GROUP BY uid) s GROUP BY n.")));
+}

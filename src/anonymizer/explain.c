@@ -218,6 +218,11 @@ explain_level(anon_plan *plan, int number)
 		release_explanation *r = explain_release(plan, release, foreach_current_index(lc) + 1);
 
 		r->level = l;
+		/* what the contribution bound does, once per grouped level */
+		if (plan->grouped && l->releases == NIL && plan->selection != SELECTION_NONE)
+			r->note = psprintf("%s%seach user counts in at most %lld of its groups (anon_dp.max_groups_contributed): a user in more is counted in that many, chosen at random, which lowers counts and sums; anon_dp_contribution_bounds(query) measures how many groups users have",
+							   r->note ? r->note : "", r->note ? "; " : "",
+							   (long long) plan->max_groups);
 		l->releases = lappend(l->releases, r);
 		per_partition += release->epsilon;
 		l->charge_delta += release->delta;
