@@ -75,3 +75,16 @@ CREATE FUNCTION anon_dp_contribution_bounds(query text, epsilon float8 DEFAULT 0
     OUT setting text, OUT value int8, OUT users_within float8, OUT contributions_kept float8,
     OUT half_width float8, OUT users_for_50 float8, OUT suggested bool)
 RETURNS SETOF record AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE;
+
+--------------------------------------------------------------------------
+-- Intervals as plain numbers for drivers (doc/functions.md, "Confidence
+-- intervals"; doc/bi-tools.md §1)
+--------------------------------------------------------------------------
+
+-- anon_dp_interval as {value, lower, upper}: a built-in array, which
+-- node-postgres, psycopg and pgjdbc read as numbers where they read the
+-- composite as text, bytes or a PGobject.  ANON_AVG_CI(x, 0, 10)::float8[]
+CREATE FUNCTION anon_dp_interval_array(anon_dp_interval) RETURNS float8[]
+AS $$ SELECT ARRAY[($1).value, ($1).lower, ($1).upper] $$
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (anon_dp_interval AS float8[]) WITH FUNCTION anon_dp_interval_array(anon_dp_interval);

@@ -58,6 +58,7 @@ static const char *const analyst_functions[] = {
 	"anon_dp_epsilon_for",
 	"anon_dp_epsilon_share",
 	"anon_dp_explain",
+	"anon_dp_interval_array",
 	"anon_dp_tau",
 	"anon_dp_tau_continuous",
 	"anon_dp_random",

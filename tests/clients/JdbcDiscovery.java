@@ -370,8 +370,8 @@ public class JdbcDiscovery {
 	/* the _CI and _WITH_BOUNDS forms as plain numbers */
 	private static String checkResultShapes(Connection c) throws SQLException {
 		String sql = "SELECT (ANON_COUNT_CI(*)).*, (ANON_AVG_WITH_BOUNDS(duration))[1] AS avg_value, "
-			+ "(ANON_AVG_WITH_BOUNDS(duration))[2] AS avg_lower, ANON_SUM_WITH_BOUNDS(duration) AS sum_bounds "
-			+ "FROM visits";
+			+ "(ANON_AVG_WITH_BOUNDS(duration))[2] AS avg_lower, ANON_SUM_WITH_BOUNDS(duration) AS sum_bounds, "
+			+ "ANON_AVG_CI(duration, 0, 120)::float8[] AS avg_interval FROM visits";
 
 		try (PreparedStatement p = c.prepareStatement(sql)) {
 			for (int run = 0; run < 6; run++)
@@ -390,6 +390,9 @@ public class JdbcDiscovery {
 						return "run " + run + ": average " + avg;
 					if (sum.length != 3 || sum[1] != 0.0 || sum[2] < 120)
 						return "run " + run + ": sum with bounds " + java.util.Arrays.toString(sum);
+					Double[] interval = (Double[]) rs.getArray("avg_interval").getArray();
+					if (interval.length != 3 || !(interval[1] <= interval[0] && interval[0] <= interval[2]))
+						return "run " + run + ": interval as an array " + java.util.Arrays.toString(interval);
 				}
 		}
 		return null;
@@ -421,7 +424,7 @@ public class JdbcDiscovery {
 			check(c, "pg_stat_user_tables: the public table's counters, the private one's masked", JdbcDiscovery::checkStatistics);
 			check(c, "raw reads of the private table refused (42501)", JdbcDiscovery::checkRawRefused);
 			check(c, "anonymization query through a prepared statement, read as numbers", JdbcDiscovery::checkAnonymizationQuery);
-			check(c, "_CI expanded and _WITH_BOUNDS elements read as doubles, arrays as Double[]", JdbcDiscovery::checkResultShapes);
+			check(c, "_CI expanded, _CI cast to float8[], _WITH_BOUNDS elements read as doubles, arrays as Double[]", JdbcDiscovery::checkResultShapes);
 		}
 		System.exit(failed > 0 ? 1 : 0);
 	}
