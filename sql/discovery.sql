@@ -91,6 +91,10 @@ SELECT releases AS releases_before FROM anon_dp_budget \gset
 SELECT * FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) "Custom SQL Query" LIMIT 0;
 SELECT * FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) q WHERE 1 = 0 \gdesc
 SELECT releases = :releases_before AS nothing_charged FROM anon_dp_budget;
+-- a wrapped query whose window or sort keys are unnamed entries (sqlsmith
+-- found the backend crashing on them): read empty as well
+SELECT w.c0 FROM (SELECT sum(v.pages) OVER (PARTITION BY v.uid ORDER BY v.d) AS c0 FROM dis_visits v) w WHERE NULL::timetz <= NULL::timetz LIMIT 141;
+SELECT q.c0 FROM (SELECT v.uid AS c0 FROM dis_visits v ORDER BY v.d + 1) q WHERE false;
 -- (an aggregate over it is no probe: it runs, on released rows)
 SELECT count(*) AS browsers FROM (SELECT browser, ANON_COUNT(*) AS users FROM dis_visits GROUP BY browser) q LIMIT 0;
 SELECT releases > :releases_before AS charged FROM anon_dp_budget;

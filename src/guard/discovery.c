@@ -251,9 +251,10 @@ empty_relation(RangeTblEntry *rte)
 			TargetEntry *entry = (TargetEntry *) lfirst(lc);
 			Node	   *expr = (Node *) entry->expr;
 
+			/* a junk entry (a window's or sort's key) may have no name */
 			add_column(empty, (Expr *) makeNullConst(exprType(expr), exprTypmod(expr),
 													 exprCollation(expr)),
-					   entry->resname)->resjunk = entry->resjunk;
+					   entry->resname != NULL ? entry->resname : "")->resjunk = entry->resjunk;
 		}
 	}
 	else
