@@ -49,8 +49,10 @@ bootstrap
 trap stop_cluster EXIT
 start_cluster
 
-SERIAL="SET max_parallel_workers_per_gather = 0; SET jit = off"
-PARALLEL="SET max_parallel_workers_per_gather = 2; SET jit = off; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0"
+# the dp_* building blocks are called by name: their schema on the search path
+BLOCKS="SET search_path = public, anon_dp_internal"
+SERIAL="$BLOCKS; SET max_parallel_workers_per_gather = 0; SET jit = off"
+PARALLEL="$BLOCKS; SET max_parallel_workers_per_gather = 2; SET jit = off; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0"
 
 # postgresql.conf additions, then a restart
 configure() {

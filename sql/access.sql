@@ -224,13 +224,13 @@ SELECT last_value FROM pg_sequences WHERE sequencename = 'acc_orders_id_seq';
 -- raw_sequence_relation
 SELECT last_value FROM acc_orders_id_seq;
 -- raw_internal_building_block_in_anon_query
-SELECT ANON_COUNT(*), dp_count(1::int8, 1::int8, 1.0::float8, 1) FROM acc_visits;
+SELECT ANON_COUNT(*), anon_dp_internal.dp_count(1::int8, 1::int8, 1.0::float8, 1) FROM acc_visits;
 -- raw_internal_building_block_direct
-SELECT dp_count(1::int8, 1::int8, 1.0::float8, 1) FROM acc_visits;
+SELECT anon_dp_internal.dp_count(1::int8, 1::int8, 1.0::float8, 1) FROM acc_visits;
 -- raw_internal_pick
-SELECT anon_dp_pick(anon_dp_random_key(), uid, 5::int8) FROM acc_visits;
+SELECT anon_dp_internal.anon_dp_pick(anon_dp_internal.anon_dp_random_key(), uid, 5::int8) FROM acc_visits;
 -- raw_internal_pick_in_anon_query
-SELECT ANON_COUNT(*), anon_dp_pick(anon_dp_random_key(), uid, 5::int8) FROM acc_visits;
+SELECT ANON_COUNT(*), anon_dp_internal.anon_dp_pick(anon_dp_internal.anon_dp_random_key(), uid, 5::int8) FROM acc_visits;
 -- raw_unlabelled_table
 SELECT * FROM acc_unlabelled;
 -- raw_partition_of_private_table

@@ -140,7 +140,7 @@ BEGIN
   RETURN QUERY SELECT b, z, a;
 END $$;
 SELECT below_zero > 0 AS control_goes_below_zero
-FROM am_runs('SELECT dp_count(1::bigint, 1, 0.01, 1) FROM am_visits WHERE false', 40);
+FROM am_runs('SELECT anon_dp_internal.dp_count(1::bigint, 1, 0.01, 1) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS never_below_zero, zero > 0 AS shown_as_zero, above_zero > 0 AS positive_kept
 FROM am_runs('SELECT ANON_COUNT(*) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS count_col_never_below_zero
@@ -151,7 +151,7 @@ FROM am_runs('SELECT ANON_COUNT(pages, 3) FROM am_visits WHERE false', 40);
 -- values in [L, 0] never above 0; one of values on both sides of 0 keeps both
 -- signs (the positive control of the sum: dp_sum itself)
 SELECT below_zero > 0 AS sum_control_goes_below_zero
-FROM am_runs('SELECT dp_sum(d, 0, 600, 0.01, 1) FROM am_visits WHERE false', 40);
+FROM am_runs('SELECT anon_dp_internal.dp_sum(d, 0, 600, 0.01, 1) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS sum_never_below_zero, zero > 0 AS sum_shown_as_zero, above_zero > 0 AS sum_positive_kept
 FROM am_runs('SELECT ANON_SUM(d, 0, 600) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS int_sum_never_below_zero

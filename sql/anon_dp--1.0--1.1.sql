@@ -16,6 +16,76 @@ RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_allow_list'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 --------------------------------------------------------------------------
+-- The internals in a schema of their own (doc/functions.md, "Where the
+-- functions live"): what the rewriter emits and what only the machinery
+-- uses moves to anon_dp_internal, off the default search path, so that \df
+-- shows users the ANON_* aggregates and the functions they call.  The
+-- library finds each function in its schema, and the schema as the
+-- extension's member, never by name alone (src/catalog.c).  Sections added
+-- after this one create their internal functions in anon_dp_internal.
+--------------------------------------------------------------------------
+CREATE SCHEMA anon_dp_internal;
+COMMENT ON SCHEMA anon_dp_internal IS
+    'anon_dp''s building blocks and their support functions: what its rewriter emits (doc/functions.md)';
+-- USAGE for every role: postgres_fdw ships the SAFE wrappers to shards as
+-- schema-qualified SQL, run there as the mapped user (doc/scale-out.md), and
+-- DBAs call the building blocks by hand.  An anonymized role calling one is
+-- refused by the guard, whatever the schema (doc/access.md).
+GRANT USAGE ON SCHEMA anon_dp_internal TO PUBLIC;
+
+-- What stays in the extension's schema: the ANON_* aggregates and the
+-- functions users call (analysts, data owners, DBAs); everything else of
+-- the extension moves, with its overloads.
+DO $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN
+        SELECT p.oid, p.prokind
+        FROM pg_catalog.pg_proc p
+        JOIN pg_catalog.pg_depend d
+          ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+         AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e'
+        JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'anon_dp'
+        WHERE p.pronamespace = e.extnamespace
+          -- the ANON_* aggregates (anon_count, anon_sum_ci, ...); their
+          -- transition and final functions (anon_dp_requires_rewrite*) move
+          AND NOT (p.prokind = 'a' AND p.proname LIKE 'anon\_%' AND p.proname NOT LIKE 'anon\_dp\_%')
+          AND p.proname NOT IN (
+              'anon_dp_access_level',       -- analysts: the session's access level
+              'anon_dp_allow_list',         -- analysts and DBAs: what anonymization queries may call
+              'anon_dp_budget_status',      -- analysts: the budget (the view anon_dp_budget)
+              'anon_dp_epsilon_for',        -- analysts: the epsilon a half-width needs
+              'anon_dp_epsilon_share',      -- analysts: the privacy arithmetic
+              'anon_dp_tau',
+              'anon_dp_tau_continuous',
+              'anon_dp_explain',            -- analysts: what a query releases and costs
+              'anon_dp_random',             -- the by-hand bounding of doc/functions.md section 11
+              'anon_reservoir',             -- TABLESAMPLE anon_reservoir(n): resolved by name
+              'anon_dp_set_budget',         -- data owners: budgets
+              'anon_dp_reset_budget')
+    LOOP
+        EXECUTE pg_catalog.format('ALTER %s %s SET SCHEMA anon_dp_internal',
+                                  CASE f.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+                                  f.oid::pg_catalog.regprocedure);
+    END LOOP;
+END
+$$;
+
+--------------------------------------------------------------------------
+-- Catalog masking of relation sizes (doc/access.md, "Catalogs")
+--------------------------------------------------------------------------
+
+-- pg_relation_size(rel[, fork]) (which = 1), pg_total_relation_size (2),
+-- pg_table_size (3), pg_indexes_size (4) of a relation an anonymized role may
+-- see the statistics of, NULL for the others: what anon_dp's catalog masking
+-- puts in place of those calls in an anonymized session, which may not call
+-- them itself (a function body or a constraint would call them unmasked)
+CREATE FUNCTION anon_dp_internal.anon_dp_masked_size(which int4, rel regclass, fork text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'anon_dp_masked_size'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+--------------------------------------------------------------------------
 -- Released values inside what is possible (doc/functions.md, "Released
 -- values stay inside what the bounds allow")
 --------------------------------------------------------------------------
@@ -25,7 +95,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 -- within [least, greatest], what the true value can be (a sum of values in
 -- [0, U] is at least 0); the 1.0 form (value, half_width, non_negative,
 -- integer) stays for views created under 1.0.
-CREATE FUNCTION anon_dp_interval_of(float8, float8, float8, float8, bool) RETURNS anon_dp_interval
+CREATE FUNCTION anon_dp_internal.anon_dp_interval_of(float8, float8, float8, float8, bool) RETURNS anon_dp_interval
 AS 'MODULE_PATHNAME', 'anon_dp_interval_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 --------------------------------------------------------------------------
@@ -37,14 +107,18 @@ AS 'MODULE_PATHNAME', 'anon_dp_interval_within' LANGUAGE C IMMUTABLE STRICT PARA
 -- through anonymization queries (a private table); false in other sessions.
 -- The guard writes has_table_privilege(r, p) OR anon_dp_queryable(r, p) for
 -- the has_*_privilege calls of anonymized sessions (src/guard/discovery.c).
-CREATE FUNCTION anon_dp_queryable(oid, text) RETURNS bool
+CREATE FUNCTION anon_dp_internal.anon_dp_queryable(oid, text) RETURNS bool
 AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
--- anon_dp_visible_relation(relation): the relation, or NULL in an anonymized
--- session when its statistics are masked; the argument of the pg_stat_get_*()
--- calls of the statistics views read by anonymized sessions
--- (src/guard/catalog_masking.c).
-CREATE FUNCTION anon_dp_visible_relation(oid) RETURNS oid
-AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- anon_dp_masked_statistic(counter, relation, NULL::type): the counter
+-- pg_stat_get_<counter>(relation), or NULL in place of it when the
+-- relation's statistics are masked; what the masking of the statistics
+-- views (pg_stat_user_tables, ...) writes for the counters it shows, in
+-- anonymized sessions, which may not call the counters themselves
+-- (src/guard/statistics_views.c).  Not strict: the third argument, always
+-- NULL, only gives the result's type.
+CREATE FUNCTION anon_dp_internal.anon_dp_masked_statistic(counter oid, rel oid, type anyelement)
+RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_masked_statistic'
+LANGUAGE C STABLE PARALLEL SAFE;
 
 --------------------------------------------------------------------------
 -- Contribution bounds from the data (doc/noise.md §11, doc/functions.md
@@ -56,13 +130,13 @@ AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- noisy histograms (epsilon / 2 each) and their Laplace scale, as
 -- {groups' bins, rows' bins, scale}.  The building block of the measurement
 -- the rewriter makes for anon_dp_contribution_bounds.
-CREATE FUNCTION dp_contribution_histogram_transfn(internal, int8, int8, float8, int4)
+CREATE FUNCTION anon_dp_internal.dp_contribution_histogram_transfn(internal, int8, int8, float8, int4)
 RETURNS internal AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION dp_contribution_histogram_final(internal, int8, int8, float8, int4)
+CREATE FUNCTION anon_dp_internal.dp_contribution_histogram_final(internal, int8, int8, float8, int4)
 RETURNS float8[] AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
-CREATE AGGREGATE dp_contribution_histogram(int8, int8, float8, int4) (
-    SFUNC = dp_contribution_histogram_transfn, STYPE = internal, SSPACE = 720,
-    FINALFUNC = dp_contribution_histogram_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
+CREATE AGGREGATE anon_dp_internal.dp_contribution_histogram(int8, int8, float8, int4) (
+    SFUNC = anon_dp_internal.dp_contribution_histogram_transfn, STYPE = internal, SSPACE = 720,
+    FINALFUNC = anon_dp_internal.dp_contribution_histogram_final, FINALFUNC_EXTRA, PARALLEL = RESTRICTED);
 
 -- anon_dp_contribution_bounds(query, epsilon): measures, at epsilon (charged
 -- like any release), how many groups and how many rows in one group the

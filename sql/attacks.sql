@@ -199,11 +199,19 @@ END $$;
 -- ==== class 5: nothing runs on a partition key before the partition passed tau ====
 -- attack_having_on_suppressed_key, attack_outer_where_on_suppressed_key,
 -- attack_view_where_on_suppressed_key: the condition is a Filter above the tau Filter
+-- (the plans as an anonymized session gets them, shown to the data owner: the
+-- analyst may not EXPLAIN an anonymization query, red team round 2)
+CREATE TEMP VIEW att_released_notes AS SELECT note, ANON_COUNT(*) AS n FROM att_users GROUP BY note;
+EXPLAIN (COSTS OFF) SELECT * FROM att_released_notes WHERE length(note) > 6;
+RESET SESSION AUTHORIZATION;
+SET anon_dp.access_level = 'anonymized';
 EXPLAIN (COSTS OFF) SELECT note FROM att_users GROUP BY note HAVING length(note) > 6 AND ANON_COUNT(*) > 0;
 EXPLAIN (COSTS OFF) SELECT * FROM (SELECT note, ANON_COUNT(*) AS n FROM att_users GROUP BY note) s
 WHERE length(note) > 6;
-CREATE TEMP VIEW att_released_notes AS SELECT note, ANON_COUNT(*) AS n FROM att_users GROUP BY note;
 EXPLAIN (COSTS OFF) SELECT * FROM att_released_notes WHERE length(note) > 6;
+RESET anon_dp.access_level;
+SET SESSION AUTHORIZATION att_analyst;
+SET anon_dp.epsilon = 100;
 
 -- ==== class 6: no privilege on private rows, with or without anon_dp ====
 -- attack_raw_read_without_privilege (PostgreSQL's own check would refuse it too):

@@ -9,6 +9,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 SET extra_float_digits = 0;
 SET compute_query_id = off;
 

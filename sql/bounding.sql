@@ -7,6 +7,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 SET extra_float_digits = 0;
 
 -- 300 users; user u has rows in 1 + u % 9 partitions (g1 text, g2 int, with

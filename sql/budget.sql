@@ -100,11 +100,11 @@ SELECT abs(ANON_COUNT(*) - 3000) < 50 FROM bud_visits;
 ROLLBACK TO SAVEPOINT s;
 COMMIT;
 -- refund_error_after_charge: the statement fails after its release was paid
-SELECT n / (SELECT 0) FROM (SELECT ANON_COUNT(*) AS n FROM bud_visits) s;
+SELECT n, (SELECT g FROM (VALUES (1), (2)) v(g)) FROM (SELECT ANON_COUNT(*) AS n FROM bud_visits) s;
 -- refund_caught_error: a PL/pgSQL handler does not undo the charge either
 DO $$
 BEGIN
-  PERFORM n / (SELECT 0) FROM (SELECT ANON_COUNT(*) AS n FROM bud_visits) s;
+  PERFORM n, (SELECT g FROM (VALUES (1), (2)) v(g)) FROM (SELECT ANON_COUNT(*) AS n FROM bud_visits) s;
 EXCEPTION WHEN others THEN
   RAISE NOTICE 'caught: %', SQLERRM;
 END $$;

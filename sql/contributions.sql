@@ -79,7 +79,7 @@ SELECT count(*) FROM anon_dp_contribution_bounds('SELECT ANON_COUNT(*) FROM cb_o
 SELECT count(*) FROM anon_dp_contribution_bounds('SELECT customer_id FROM cb_orders', 0.1);
 SELECT count(*) FROM anon_dp_contribution_bounds('SELECT ANON_COUNT(*) FROM cb_orders WHERE random() < 2', 0.1);
 -- the building block is not for analysts
-SELECT dp_contribution_histogram(1, 1, 0.1, 1);
+SELECT anon_dp_internal.dp_contribution_histogram(1, 1, 0.1, 1);
 SELECT spent_epsilon, releases FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
 

@@ -3,6 +3,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 \set VERBOSITY default
 CREATE TABLE e AS SELECT g::float8 AS v, g::int4 AS i FROM generate_series(1, 10) g;
 

@@ -55,16 +55,16 @@ RESET ROLE;
 -- them again: the target is a regprocedure (one function, also for an
 -- overloaded name) and the second argument, a NULL of the result type, gives
 -- the call its type there.
-SELECT anon_dp_safe_call_immutable('lower(text)'::regprocedure, NULL::text, 'AbC'::text) AS lower_text;
-SELECT anon_dp_safe_call_immutable('float8div(double precision,double precision)'::regprocedure,
+SELECT anon_dp_internal.anon_dp_safe_call_immutable('lower(text)'::regprocedure, NULL::text, 'AbC'::text) AS lower_text;
+SELECT anon_dp_internal.anon_dp_safe_call_immutable('float8div(double precision,double precision)'::regprocedure,
                                    NULL::double precision, 1.0::float8, 4.0::float8) AS quarter;
-SELECT anon_dp_safe_call_immutable('int4div(integer,integer)'::regprocedure, NULL::integer, 1, 0) AS div_by_zero;
-SELECT anon_dp_safe_io_immutable(NULL::integer, '12'::text) + 1 AS io_cast,
-       anon_dp_safe_io_immutable(NULL::integer, 'x'::text) AS io_invalid;
-SELECT pg_typeof(anon_dp_safe_call_immutable('int8pl(bigint,bigint)'::regprocedure, NULL::bigint, 1::bigint, 2::bigint)) AS call_type,
-       pg_typeof(anon_dp_safe_io_immutable(NULL::date, '2024-01-02'::text)) AS io_type;
+SELECT anon_dp_internal.anon_dp_safe_call_immutable('int4div(integer,integer)'::regprocedure, NULL::integer, 1, 0) AS div_by_zero;
+SELECT anon_dp_internal.anon_dp_safe_io_immutable(NULL::integer, '12'::text) + 1 AS io_cast,
+       anon_dp_internal.anon_dp_safe_io_immutable(NULL::integer, 'x'::text) AS io_invalid;
+SELECT pg_typeof(anon_dp_internal.anon_dp_safe_call_immutable('int8pl(bigint,bigint)'::regprocedure, NULL::bigint, 1::bigint, 2::bigint)) AS call_type,
+       pg_typeof(anon_dp_internal.anon_dp_safe_io_immutable(NULL::date, '2024-01-02'::text)) AS io_type;
 -- a witness of another type than the target's result is refused
-SELECT anon_dp_safe_call_immutable('int4pl(integer,integer)'::regprocedure, NULL::text, 1, 2);
+SELECT anon_dp_internal.anon_dp_safe_call_immutable('int4pl(integer,integer)'::regprocedure, NULL::text, 1, 2);
 
 -- the calls the planner hook places print with their target and witness
 CREATE TABLE ft_private (uid int, x float8, g text);

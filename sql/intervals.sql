@@ -132,8 +132,8 @@ SELECT spent_epsilon, releases FROM anon_dp_budget;
 SELECT count(*) > 0 AS ran FROM (SELECT g, ANON_AVG_CI(x, 0, 10) FROM ci_visits GROUP BY g) r;
 SELECT spent_epsilon, spent_delta, releases FROM anon_dp_budget;
 -- ci_blocks_closed: the emitted functions cannot be called directly
-SELECT anon_dp_interval_of(1, 2, false, true);
-SELECT dp_avg_ci(1, 0, 10, 1, 1);
+SELECT anon_dp_internal.anon_dp_interval_of(1, 2, false, true);
+SELECT anon_dp_internal.dp_avg_ci(1, 0, 10, 1, 1);
 -- ci_refusal_as_analyst: the refusal names the CI form, not the error channel's error
 SELECT ANON_MEDIAN_CI(x, 0, 10) FROM ci_visits;
 SELECT ANON_SUM_CI(x, 10, 0) FROM ci_visits;

@@ -17,7 +17,7 @@ GRANT USAGE ON SCHEMA public TO lt_analyst;
 -- runs), or the anonymizer's refusal
 CREATE FUNCTION lt_label(t regclass) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
-  IF anon_dp_statistics_visible(t) THEN RETURN 'public'; END IF;
+  IF anon_dp_internal.anon_dp_statistics_visible(t) THEN RETURN 'public'; END IF;
   BEGIN
     EXECUTE format('SELECT ANON_COUNT(*) FROM %s', t);
     RETURN 'private';

@@ -12,6 +12,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 
 CREATE TEMP TABLE scale_check (name text, expected_b float8, noise float8);
 

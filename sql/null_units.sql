@@ -90,10 +90,10 @@ RESET anon_dp.max_rows_contributed;
 
 -- ==== anon_dp_bound_partitions on its own ====
 -- the group of the NULL uid keeps no pair
-SELECT anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 1, 'gn', uid, g) IS NULL AS keeps_nothing
+SELECT anon_dp_internal.anon_dp_bound_partitions((SELECT anon_dp_internal.anon_dp_bounding_secret()), 1, 'gn', uid, g) IS NULL AS keeps_nothing
 FROM nu_visits WHERE uid IS NULL GROUP BY uid;
 SELECT count(*) AS pairs
-FROM (SELECT unnest(anon_dp_bounded_column(anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 5, 'gn', uid, g), 1, NULL::bigint))
+FROM (SELECT unnest(anon_dp_internal.anon_dp_bounded_column(anon_dp_internal.anon_dp_bound_partitions((SELECT anon_dp_internal.anon_dp_bounding_secret()), 5, 'gn', uid, g), 1, NULL::bigint))
       FROM nu_visits GROUP BY uid) s;
 
 -- ==== text units, and an anonymized role ====

@@ -27,6 +27,7 @@ CREATE FUNCTION pp_blocks(query text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE line text; piece text; result text[] := '{}';
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query LOOP
+    line := replace(line, 'anon_dp_internal.', '');   -- the blocks' schema
     line := regexp_replace(line, 'anon_dp_bound_partitions\([^)]*\)', '', 'g');
     FOR piece IN SELECT regexp_split_to_table(line, '(Output: |, )(?=dp_[a-z_]+\()') LOOP
       IF piece ~ '^dp_[a-z_]+\(' THEN

@@ -41,21 +41,21 @@ SELECT k::text AS interval_class, ANON_COUNT(*) = 60 AS users
 FROM (SELECT uid, CASE WHEN uid % 2 = 0 THEN interval '1 mon' ELSE interval '720 hours' END AS k FROM rk) s
 GROUP BY k;
 -- the canonical forms, one by one
-SELECT anon_dp_canonical_key(5.000::numeric)::text AS n1, anon_dp_canonical_key(-0.0::numeric)::text AS n2,
-       anon_dp_canonical_key('NaN'::numeric)::text AS n3, anon_dp_canonical_key(120.50::numeric)::text AS n4;
-SELECT anon_dp_canonical_key('-0'::float8)::text AS f1, anon_dp_canonical_key('-Infinity'::float8)::text AS f2,
-       anon_dp_canonical_key('-0'::float4)::text AS f3;
-SELECT anon_dp_canonical_key(interval '36 hours')::text AS i1, anon_dp_canonical_key(interval '-1 day -12 hours')::text AS i2,
-       anon_dp_canonical_key(interval '1 day -36 hours')::text AS i3, anon_dp_canonical_key(interval '1 mon -30 days')::text AS i4,
-       anon_dp_canonical_key(interval '1 year 1 day')::text AS i5;
+SELECT anon_dp_internal.anon_dp_canonical_key(5.000::numeric)::text AS n1, anon_dp_internal.anon_dp_canonical_key(-0.0::numeric)::text AS n2,
+       anon_dp_internal.anon_dp_canonical_key('NaN'::numeric)::text AS n3, anon_dp_internal.anon_dp_canonical_key(120.50::numeric)::text AS n4;
+SELECT anon_dp_internal.anon_dp_canonical_key('-0'::float8)::text AS f1, anon_dp_internal.anon_dp_canonical_key('-Infinity'::float8)::text AS f2,
+       anon_dp_internal.anon_dp_canonical_key('-0'::float4)::text AS f3;
+SELECT anon_dp_internal.anon_dp_canonical_key(interval '36 hours')::text AS i1, anon_dp_internal.anon_dp_canonical_key(interval '-1 day -12 hours')::text AS i2,
+       anon_dp_internal.anon_dp_canonical_key(interval '1 day -36 hours')::text AS i3, anon_dp_internal.anon_dp_canonical_key(interval '1 mon -30 days')::text AS i4,
+       anon_dp_internal.anon_dp_canonical_key(interval '1 year 1 day')::text AS i5;
 -- equal exactly when the intervals are equal (span counted as interval_cmp does)
-SELECT bool_and((anon_dp_canonical_key(a) = anon_dp_canonical_key(b)) = (a = b)
-                AND anon_dp_canonical_key(a) = a) AS interval_classes
+SELECT bool_and((anon_dp_internal.anon_dp_canonical_key(a) = anon_dp_internal.anon_dp_canonical_key(b)) = (a = b)
+                AND anon_dp_internal.anon_dp_canonical_key(a) = a) AS interval_classes
 FROM (SELECT make_interval(months => m, days => d, hours => h) AS a FROM generate_series(-2, 2) m,
       generate_series(-40, 40, 7) d, generate_series(-50, 50, 13) h) x,
      (SELECT make_interval(months => m, days => d, hours => h) AS b FROM generate_series(-2, 2) m,
       generate_series(-40, 40, 7) d, generate_series(-50, 50, 13) h) y;
-SELECT anon_dp_canonical_key(make_interval(months => 2147483647, days => 2147483647))::text AS saturated;
+SELECT anon_dp_internal.anon_dp_canonical_key(make_interval(months => 2147483647, days => 2147483647))::text AS saturated;
 
 -- character without a length: trailing blanks do not count ('a' = 'a  '),
 -- so the released key has none; character(n) pads every value alike
@@ -65,7 +65,7 @@ SELECT octet_length(k) AS bpchar_bytes, ANON_COUNT(*) = 60 AS all_users
 FROM (SELECT uid, rpad('a', 1 + uid % 4)::bpchar AS k FROM rk) s GROUP BY k;
 SELECT octet_length(k) AS char3_bytes, ANON_COUNT(*) = 60 AS all_users
 FROM (SELECT uid, 'a'::char(3) AS k FROM rk) s GROUP BY k;
-SELECT anon_dp_canonical_key('ab  '::bpchar) || '|' AS b1, octet_length(anon_dp_canonical_key('   '::bpchar)) AS b2;
+SELECT anon_dp_internal.anon_dp_canonical_key('ab  '::bpchar) || '|' AS b1, octet_length(anon_dp_internal.anon_dp_canonical_key('   '::bpchar)) AS b2;
 
 -- released as they are: types with image equality, text under a
 -- deterministic collation, arrays and rows of them, int ranges

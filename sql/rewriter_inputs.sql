@@ -448,6 +448,7 @@ FROM (SELECT k, ANON_AVG(v, 0, 100) AS a FROM (SELECT uid, g AS k, val AS v FROM
 RESET anon_dp.max_groups_contributed;
 
 -- ==== anon_dp_pick ====
+SET search_path = public, anon_dp_internal;   -- where the building blocks live
 -- uniform: each of 10 values is kept with probability 3/10 in 20000 groups
 -- (mean 6000, std 64.8, tolerance 6 std); every array has 3 distinct values
 CREATE TEMP TABLE ri_picks AS
@@ -478,6 +479,7 @@ SELECT anon_dp_pick(1, 1, NULL);
 SELECT anon_dp_pick(1, 1, 0);
 SELECT anon_dp_pick(1, 1, 1000001);
 SELECT anon_dp_pick(NULL, 1, 1);
+RESET search_path;
 
 -- ==== fallback for GROUP BY keys without a usable array type ====
 CREATE FUNCTION ri_plan_has(query text, pattern text) RETURNS bool LANGUAGE plpgsql AS $$

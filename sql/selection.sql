@@ -6,6 +6,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
+-- the building blocks are called by name: their schema on the search path (doc/functions.md)
+SET search_path = public, anon_dp_internal;
 SET extra_float_digits = 0;
 
 CREATE TABLE sel_rows (uid int, g int, x float8, tag text);

@@ -1,11 +1,14 @@
 /*
  * catalog.c -- the extension's own objects (catalog.h).
  *
- * The cache holds the extension's OID, the OIDs of every function the
- * anonymizer recognises or emits, and the set of all the extension's
- * functions with their role.  It is rebuilt on first use after any change to
- * pg_proc: creating, dropping or updating the extension always changes its
- * functions.
+ * The cache holds the extension's OID, its two schemas, the OIDs of every
+ * function the anonymizer recognises or emits, and the set of all the
+ * extension's functions with their role.  It is rebuilt on first use after
+ * any change to pg_proc: creating, dropping or updating the extension always
+ * changes its functions.
+ *
+ * Every OID comes from the extension's own members (pg_depend): a schema or
+ * function someone else created under the same name is never taken.
  */
 #include "postgres.h"
 
@@ -16,10 +19,10 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "parser/parse_func.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -27,6 +30,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
 #include "utils/syscache.h"
 
 #include "anonymizer/anon_kinds.h"
@@ -49,71 +53,107 @@ typedef struct function_entry
 	anon_dp_release_args args;	/* of a release */
 } function_entry;
 
-/* extension functions analysts may call (doc/functions.md) */
-static const char *const analyst_functions[] = {
-	"anon_dp_access_level",
-	"anon_dp_allow_list",
-	"anon_dp_budget_status",
-	"anon_dp_contribution_bounds",
-	"anon_dp_epsilon_for",
-	"anon_dp_epsilon_share",
-	"anon_dp_explain",
-	"anon_dp_interval_array",
-	"anon_dp_tau",
-	"anon_dp_tau_continuous",
-	"anon_dp_random",
-	"anon_dp_statistics_visible",
-	"anon_reservoir",
-};
+/* where a function lives (doc/functions.md, "Where the functions live") */
+typedef enum function_schema
+{
+	EXTENSION_SCHEMA,			/* pg_extension.extnamespace: what users call */
+	INTERNAL_SCHEMA,			/* ANON_DP_INTERNAL_SCHEMA: what the rewriter emits */
+	FUNCTION_SCHEMA_COUNT_
+} function_schema;
 
-/* signatures of the emitted functions, in anon_dp_emitted order */
+/* the extension's schema of internals, created by sql/anon_dp--1.0--1.1.sql */
+#define ANON_DP_INTERNAL_SCHEMA "anon_dp_internal"
+
+/*
+ * Extension functions anonymized sessions may call (every other one but the
+ * ANON_* aggregates is a building block, refused to them): those
+ * doc/functions.md gives analysts, and anon_dp_statistics_visible and
+ * anon_dp_masked_size, which catalog masking writes into their catalog reads.
+ */
 static const struct
 {
+	const char *name;
+	function_schema schema;
+}			analyst_functions[] = {
+	{"anon_dp_access_level", EXTENSION_SCHEMA},
+	{"anon_dp_allow_list", EXTENSION_SCHEMA},
+	{"anon_dp_budget_status", EXTENSION_SCHEMA},
+	{"anon_dp_contribution_bounds", EXTENSION_SCHEMA},
+	{"anon_dp_epsilon_for", EXTENSION_SCHEMA},
+	{"anon_dp_epsilon_share", EXTENSION_SCHEMA},
+	{"anon_dp_explain", EXTENSION_SCHEMA},
+	{"anon_dp_interval_array", EXTENSION_SCHEMA},
+	{"anon_dp_tau", EXTENSION_SCHEMA},
+	{"anon_dp_tau_continuous", EXTENSION_SCHEMA},
+	{"anon_dp_random", EXTENSION_SCHEMA},
+	{"anon_reservoir", EXTENSION_SCHEMA},
+	{"anon_dp_statistics_visible", INTERNAL_SCHEMA},
+	{"anon_dp_masked_size", INTERNAL_SCHEMA},
+};
+
+/* the emitted functions, in anon_dp_emitted order: schema, name, argument types */
+static const struct
+{
+	function_schema schema;
 	const char *name;
 	int			nargs;
 	Oid			argtypes[8];
 }			emitted_signatures[EMIT_COUNT_] = {
-	[EMIT_PARTITION_COUNT] = {"dp_partition_count", 3, {FLOAT8OID, FLOAT8OID, INT8OID}},
-	[EMIT_PARTITION_SELECT] = {"dp_partition_select", 4, {FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
-	[EMIT_PARTITION_PUBLIC] = {"dp_partition_public", 2, {BOOLOID, INT8OID}},
-	[EMIT_COUNT_SELECT] = {"dp_count_select", 5, {INT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
-	[EMIT_AVG_SELECT] = {"dp_avg_select", 7, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	FLOAT8OID, INT8OID, TEXTOID}},
-	[EMIT_NTILE_ROWS_ADAPTIVE] = {"dp_ntile_rows_adaptive", 6, {FLOAT8ARRAYOID, FLOAT8OID, FLOAT8OID,
-	FLOAT8OID, FLOAT8OID, INT4OID}},
-	[EMIT_BOUND_PARTITIONS] = {"anon_dp_bound_partitions", 4, {BYTEAOID, INT8OID, TEXTOID, ANYOID}},
-	[EMIT_BOUNDED_COLUMN] = {"anon_dp_bounded_column", 3, {BYTEAOID, INT4OID, ANYELEMENTOID}},
-	[EMIT_BOUND_WITNESS] = {"anon_dp_bound_witness", 1, {ANYELEMENTOID}},
-	[EMIT_BOUNDING_SECRET] = {"anon_dp_bounding_secret", 0, {0}},
-	[EMIT_PICK] = {"anon_dp_pick", 3, {INT8OID, ANYELEMENTOID, INT8OID}},
-	[EMIT_RANDOM_KEY] = {"anon_dp_random_key", 0, {0}},
-	[EMIT_RANDOM] = {"anon_dp_random", 0, {0}},
-	[EMIT_RESERVOIR] = {"anon_reservoir", 1, {INTERNALOID}},
-	[EMIT_SAFE_CALL_IMMUTABLE] = {"anon_dp_safe_call_immutable", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
-	[EMIT_SAFE_CALL_STABLE] = {"anon_dp_safe_call_stable", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
-	[EMIT_SAFE_CALL_VOLATILE] = {"anon_dp_safe_call_volatile", 3, {REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
-	[EMIT_SAFE_IO_IMMUTABLE] = {"anon_dp_safe_io_immutable", 2, {ANYELEMENTOID, ANYOID}},
-	[EMIT_SAFE_IO_STABLE] = {"anon_dp_safe_io_stable", 2, {ANYELEMENTOID, ANYOID}},
-	[EMIT_SAFE_IO_VOLATILE] = {"anon_dp_safe_io_volatile", 2, {ANYELEMENTOID, ANYOID}},
-	[EMIT_STATISTICS_VISIBLE] = {"anon_dp_statistics_visible", 1, {OIDOID}},
-	[EMIT_CANONICAL_NUMERIC] = {"anon_dp_canonical_key", 1, {NUMERICOID}},
-	[EMIT_CANONICAL_FLOAT8] = {"anon_dp_canonical_key", 1, {FLOAT8OID}},
-	[EMIT_CANONICAL_FLOAT4] = {"anon_dp_canonical_key", 1, {FLOAT4OID}},
-	[EMIT_CANONICAL_INTERVAL] = {"anon_dp_canonical_key", 1, {INTERVALOID}},
-	[EMIT_CANONICAL_BPCHAR] = {"anon_dp_canonical_key", 1, {BPCHAROID}},
-	[EMIT_INTERVAL_OF] = {"anon_dp_interval_of", 4, {FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
-	[EMIT_INTERVAL_WITHIN] = {"anon_dp_interval_of", 5, {FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	BOOLOID}},
-	[EMIT_QUERYABLE] = {"anon_dp_queryable", 2, {OIDOID, TEXTOID}},
-	[EMIT_VISIBLE_RELATION] = {"anon_dp_visible_relation", 1, {OIDOID}},
-	[EMIT_CONTRIBUTION_HISTOGRAM] = {"dp_contribution_histogram", 4, {INT8OID, INT8OID, FLOAT8OID,
-	INT4OID}},
+	[EMIT_PARTITION_COUNT] = {INTERNAL_SCHEMA, "dp_partition_count", 3,
+	{FLOAT8OID, FLOAT8OID, INT8OID}},
+	[EMIT_PARTITION_SELECT] = {INTERNAL_SCHEMA, "dp_partition_select", 4,
+	{FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_PARTITION_PUBLIC] = {INTERNAL_SCHEMA, "dp_partition_public", 2, {BOOLOID, INT8OID}},
+	[EMIT_COUNT_SELECT] = {INTERNAL_SCHEMA, "dp_count_select", 5,
+	{INT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_AVG_SELECT] = {INTERNAL_SCHEMA, "dp_avg_select", 7,
+	{FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID}},
+	[EMIT_NTILE_ROWS_ADAPTIVE] = {INTERNAL_SCHEMA, "dp_ntile_rows_adaptive", 6,
+	{FLOAT8ARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID}},
+	[EMIT_BOUND_PARTITIONS] = {INTERNAL_SCHEMA, "anon_dp_bound_partitions", 4,
+	{BYTEAOID, INT8OID, TEXTOID, ANYOID}},
+	[EMIT_BOUNDED_COLUMN] = {INTERNAL_SCHEMA, "anon_dp_bounded_column", 3,
+	{BYTEAOID, INT4OID, ANYELEMENTOID}},
+	[EMIT_BOUND_WITNESS] = {INTERNAL_SCHEMA, "anon_dp_bound_witness", 1, {ANYELEMENTOID}},
+	[EMIT_BOUNDING_SECRET] = {INTERNAL_SCHEMA, "anon_dp_bounding_secret", 0, {0}},
+	[EMIT_PICK] = {INTERNAL_SCHEMA, "anon_dp_pick", 3, {INT8OID, ANYELEMENTOID, INT8OID}},
+	[EMIT_RANDOM_KEY] = {INTERNAL_SCHEMA, "anon_dp_random_key", 0, {0}},
+	[EMIT_RANDOM] = {EXTENSION_SCHEMA, "anon_dp_random", 0, {0}},
+	[EMIT_RESERVOIR] = {EXTENSION_SCHEMA, "anon_reservoir", 1, {INTERNALOID}},
+	[EMIT_SAFE_CALL_IMMUTABLE] = {INTERNAL_SCHEMA, "anon_dp_safe_call_immutable", 3,
+	{REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_CALL_STABLE] = {INTERNAL_SCHEMA, "anon_dp_safe_call_stable", 3,
+	{REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_CALL_VOLATILE] = {INTERNAL_SCHEMA, "anon_dp_safe_call_volatile", 3,
+	{REGPROCEDUREOID, ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_IMMUTABLE] = {INTERNAL_SCHEMA, "anon_dp_safe_io_immutable", 2,
+	{ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_STABLE] = {INTERNAL_SCHEMA, "anon_dp_safe_io_stable", 2, {ANYELEMENTOID, ANYOID}},
+	[EMIT_SAFE_IO_VOLATILE] = {INTERNAL_SCHEMA, "anon_dp_safe_io_volatile", 2,
+	{ANYELEMENTOID, ANYOID}},
+	[EMIT_STATISTICS_VISIBLE] = {INTERNAL_SCHEMA, "anon_dp_statistics_visible", 1, {OIDOID}},
+	[EMIT_MASKED_SIZE] = {INTERNAL_SCHEMA, "anon_dp_masked_size", 3, {INT4OID, REGCLASSOID, TEXTOID}},
+	[EMIT_CANONICAL_NUMERIC] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {NUMERICOID}},
+	[EMIT_CANONICAL_FLOAT8] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {FLOAT8OID}},
+	[EMIT_CANONICAL_FLOAT4] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {FLOAT4OID}},
+	[EMIT_CANONICAL_INTERVAL] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {INTERVALOID}},
+	[EMIT_CANONICAL_BPCHAR] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {BPCHAROID}},
+	[EMIT_INTERVAL_OF] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 4,
+	{FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
+	[EMIT_INTERVAL_WITHIN] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 5,
+	{FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, BOOLOID}},
+	[EMIT_QUERYABLE] = {INTERNAL_SCHEMA, "anon_dp_queryable", 2, {OIDOID, TEXTOID}},
+	[EMIT_MASKED_STATISTIC] = {INTERNAL_SCHEMA, "anon_dp_masked_statistic", 3,
+	{OIDOID, OIDOID, ANYELEMENTOID}},
+	[EMIT_CONTRIBUTION_HISTOGRAM] = {INTERNAL_SCHEMA, "dp_contribution_histogram", 4,
+	{INT8OID, INT8OID, FLOAT8OID, INT4OID}},
 };
 
 typedef struct catalog_cache
 {
 	Oid			extension;		/* InvalidOid: not installed */
-	char	   *schema;
+	char	   *schema;			/* the extension's schema, by name */
+	Oid			schemas[FUNCTION_SCHEMA_COUNT_];	/* InvalidOid: missing */
 	Oid			emitted[EMIT_COUNT_];
 	Oid		   *kind_aggregates;	/* by index into anon_kinds */
 	Oid		   *kind_blocks;
@@ -133,24 +173,48 @@ forget_cache(Datum arg, int cacheid, uint32 hashvalue)
 	pg_proc_changes++;
 }
 
-/* OID of schema.name(argtypes), or InvalidOid (see require_function) */
-static Oid
-lookup_function(const char *name, int nargs, const Oid *argtypes)
+/* whether funcid is one of the extension's functions (collect_extension_members) */
+static bool
+is_member_function(Oid funcid)
 {
-	List	   *qualified = list_make2(makeString(cache->schema), makeString(pstrdup(name)));
-
-	return LookupFuncName(qualified, nargs, argtypes, true);
+	return hash_search(cache->functions, &funcid, HASH_FIND, NULL) != NULL;
 }
 
-/* A function the anonymizer needs is missing only from a damaged installation. */
+/*
+ * OID of the extension's function name(argtypes) in one of its schemas, or
+ * InvalidOid (see require_function).  The schema is the extension's by OID,
+ * and a function found there must be the extension's own: a look-alike
+ * schema or function never answers.
+ */
+static Oid
+lookup_function(function_schema where, const char *name, int nargs, const Oid *argtypes)
+{
+	Oid			schema = cache->schemas[where];
+	Oid			funcid;
+
+	if (!OidIsValid(schema))
+		return InvalidOid;
+	funcid = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+							 PointerGetDatum(buildoidvector(argtypes, nargs)),
+							 ObjectIdGetDatum(schema));
+	return OidIsValid(funcid) && is_member_function(funcid) ? funcid : InvalidOid;
+}
+
+/*
+ * A function the anonymizer needs is missing only from a database whose
+ * objects are of another version (say so) or from a damaged installation.
+ */
 static Oid
 require_function(Oid funcid, const char *name)
 {
 	if (!OidIsValid(funcid))
+	{
+		anon_dp_check_extension_version();
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("anon_dp is not installed correctly: function %s is missing", name),
 				 errhint("Bring the extension's objects up to the library's version: ALTER EXTENSION anon_dp UPDATE (doc/versioning.md).")));
+	}
 	return funcid;
 }
 
@@ -197,7 +261,7 @@ lookup_gaussian_block(const anon_kind *kind)
 		argtypes[i] = kind->block_argtypes[i];
 	argtypes[kind->block_nargs - 1] = FLOAT8OID;
 	argtypes[kind->block_nargs] = INT8OID;
-	return lookup_function(kind->gaussian_block, kind->block_nargs + 1, argtypes);
+	return lookup_function(INTERNAL_SCHEMA, kind->gaussian_block, kind->block_nargs + 1, argtypes);
 }
 
 static Oid
@@ -209,7 +273,7 @@ lookup_sample(const anon_kind *kind)
 		return InvalidOid;
 	argtypes[0] = kind->partial->sample_input;
 	argtypes[1] = INT4OID;
-	return lookup_function(kind->partial->sample, 2, argtypes);
+	return lookup_function(INTERNAL_SCHEMA, kind->partial->sample, 2, argtypes);
 }
 
 /* the releases among the emitted functions, with their parameters */
@@ -225,9 +289,12 @@ mark_emitted_releases(void)
 	mark_release(cache->emitted[EMIT_CONTRIBUTION_HISTOGRAM], 2, -1, -1);
 }
 
-/* every function the extension owns (pg_depend), as a building block for now */
+/*
+ * The extension's members (pg_depend): every function, as a building block
+ * for now, and its schema of internals.
+ */
 static void
-collect_extension_functions(void)
+collect_extension_members(void)
 {
 	Relation	depend = table_open(DependRelationId, AccessShareLock);
 	ScanKeyData key[2];
@@ -242,12 +309,37 @@ collect_extension_functions(void)
 	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
 	{
 		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tuple);
+		char	   *name;
 
-		if (dep->classid == ProcedureRelationId && dep->deptype == DEPENDENCY_EXTENSION)
+		if (dep->deptype != DEPENDENCY_EXTENSION)
+			continue;
+		if (dep->classid == ProcedureRelationId)
 			add_function(dep->objid, ROLE_BUILDING_BLOCK, -1);
+		else if (dep->classid == NamespaceRelationId &&
+				 (name = get_namespace_name(dep->objid)) != NULL &&
+				 strcmp(name, ANON_DP_INTERNAL_SCHEMA) == 0)
+			cache->schemas[INTERNAL_SCHEMA] = dep->objid;
 	}
 	systable_endscan(scan);
 	table_close(depend, AccessShareLock);
+}
+
+/* the overloads of an analysts' function: the extension's, in its schema */
+static void
+add_analyst_function(function_schema where, const char *name)
+{
+	CatCList   *overloads = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
+	int			i;
+
+	for (i = 0; i < overloads->n_members; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&overloads->members[i]->tuple);
+
+		if (OidIsValid(cache->schemas[where]) && proc->pronamespace == cache->schemas[where] &&
+			is_member_function(proc->oid))
+			add_function(proc->oid, ROLE_ANALYST, -1);
+	}
+	ReleaseSysCacheList(overloads);
 }
 
 /* the OIDs of the kinds, emitted functions and analysts' functions */
@@ -265,9 +357,10 @@ resolve_known_functions(void)
 		const anon_kind *kind = &anon_kinds[i];
 		int			epsilon = ANON_BLOCK_EPSILON_ARG(kind);
 
-		cache->kind_aggregates[i] = lookup_function(kind->name, kind->nargs, kind->argtypes);
+		cache->kind_aggregates[i] = lookup_function(EXTENSION_SCHEMA, kind->name, kind->nargs,
+													kind->argtypes);
 		cache->kind_blocks[i] = kind->block == NULL ? InvalidOid :
-			lookup_function(kind->block, kind->block_nargs, kind->block_argtypes);
+			lookup_function(INTERNAL_SCHEMA, kind->block, kind->block_nargs, kind->block_argtypes);
 		cache->kind_gaussian_blocks[i] = lookup_gaussian_block(kind);
 		cache->kind_samples[i] = lookup_sample(kind);
 		/* a DISTINCT twin shares its aggregate: the call's DISTINCT tells them apart */
@@ -277,20 +370,13 @@ resolve_known_functions(void)
 		mark_release(cache->kind_gaussian_blocks[i], epsilon, epsilon + 1, epsilon + 2);
 	}
 	for (i = 0; i < EMIT_COUNT_; i++)
-		cache->emitted[i] = lookup_function(emitted_signatures[i].name,
+		cache->emitted[i] = lookup_function(emitted_signatures[i].schema,
+											emitted_signatures[i].name,
 											emitted_signatures[i].nargs,
 											emitted_signatures[i].argtypes);
 	mark_emitted_releases();
 	for (i = 0; i < (int) lengthof(analyst_functions); i++)
-	{
-		List	   *qualified = list_make2(makeString(cache->schema),
-										   makeString(pstrdup(analyst_functions[i])));
-		FuncCandidateList candidates = FuncnameGetCandidates(qualified, -1, NIL, false,
-															 false, false, true);
-
-		for (; candidates; candidates = candidates->next)
-			add_function(candidates->oid, ROLE_ANALYST, -1);
-	}
+		add_analyst_function(analyst_functions[i].schema, analyst_functions[i].name);
 }
 
 /*
@@ -372,13 +458,14 @@ build_cache(void)
 		}
 		if (OidIsValid(built->extension))
 		{
-			built->schema = get_namespace_name(extension_schema(built->extension));
+			built->schemas[EXTENSION_SCHEMA] = extension_schema(built->extension);
+			built->schema = get_namespace_name(built->schemas[EXTENSION_SCHEMA]);
 			ctl.keysize = sizeof(Oid);
 			ctl.entrysize = sizeof(function_entry);
 			ctl.hcxt = cache_context;
 			built->functions = hash_create("anon_dp functions", 256, &ctl,
 										   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-			collect_extension_functions();
+			collect_extension_members();
 			resolve_known_functions();
 		}
 	}

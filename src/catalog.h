@@ -3,10 +3,11 @@
  *
  * OIDs of what the anonymizer recognises (the ANON_* aggregates) and emits
  * (the dp_* building blocks, the bounding aggregates, the TABLESAMPLE
- * method), resolved once by name and argument types in the extension's
- * schema and cached until pg_proc changes (CREATE / DROP / ALTER EXTENSION
- * all change it).  Nothing else in the module looks up its own functions by
- * name.
+ * method), resolved once by name and argument types in the schema each lives
+ * in (the extension's schema for what users call, its member schema
+ * anon_dp_internal for the rest), among the extension's members only, and
+ * cached until pg_proc changes (CREATE / DROP / ALTER EXTENSION all change
+ * it).  Nothing else in the module looks up its own functions by name.
  */
 #ifndef ANON_DP_CATALOG_H
 #define ANON_DP_CATALOG_H
@@ -39,6 +40,7 @@ typedef enum anon_dp_emitted
 	EMIT_SAFE_IO_STABLE,
 	EMIT_SAFE_IO_VOLATILE,
 	EMIT_STATISTICS_VISIBLE,	/* anon_dp_statistics_visible: catalog masking */
+	EMIT_MASKED_SIZE,			/* anon_dp_masked_size: a size, masked */
 	EMIT_CANONICAL_NUMERIC,		/* anon_dp_canonical_key: released keys, */
 	EMIT_CANONICAL_FLOAT8,		/* one per type */
 	EMIT_CANONICAL_FLOAT4,
@@ -47,7 +49,7 @@ typedef enum anon_dp_emitted
 	EMIT_INTERVAL_OF,			/* anon_dp_interval_of: an ANON_*_CI interval */
 	EMIT_INTERVAL_WITHIN,		/* ... within what the value can be (1.1) */
 	EMIT_QUERYABLE,				/* anon_dp_queryable: has_*_privilege of analysts (1.1) */
-	EMIT_VISIBLE_RELATION,		/* anon_dp_visible_relation: statistics views (1.1) */
+	EMIT_MASKED_STATISTIC,		/* anon_dp_masked_statistic: statistics views (1.1) */
 	EMIT_CONTRIBUTION_HISTOGRAM,	/* dp_contribution_histogram: what users
 									 * contribute (1.1) */
 	EMIT_COUNT_
@@ -56,7 +58,7 @@ typedef enum anon_dp_emitted
 /* The anon_dp extension of this database, or InvalidOid when not installed. */
 extern Oid	anon_dp_extension(void);
 
-/* The schema of the extension's objects (ERROR when not installed). */
+/* The extension's schema, of what users call (ERROR when not installed). */
 extern const char *anon_dp_schema(void);
 
 /*

@@ -21,6 +21,9 @@
  *                             that exist (src/anonymizer)
  *   ProcessUtility_hook       guard utility statements; remember the query
  *                             of a running EXPLAIN
+ *   object_access_hook        the functions an anonymized session may not
+ *                             call anywhere, however the call was reached
+ *                             (OAT_FUNCTION_EXECUTE)
  *
  * and, before any of them, shmem_request_hook / shmem_startup_hook for the
  * privacy ledger's shared memory.
@@ -30,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/objectaccess.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "optimizer/planner.h"
@@ -43,6 +47,7 @@
 #include "catalog.h"
 #include "guard/error_channel.h"
 #include "guard/guard.h"
+#include "guard/hidden_builtins.h"
 #include "hooks.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
@@ -56,6 +61,7 @@ static ExecutorFinish_hook_type prev_executor_finish_hook = NULL;
 static ExecutorEnd_hook_type prev_executor_end_hook = NULL;
 static emit_log_hook_type prev_emit_log_hook = NULL;
 static ProcessUtility_hook_type prev_process_utility_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 
 /* loaded through shared_preload_libraries (anon_dp_install_hooks) */
 static bool preloaded = false;
@@ -238,6 +244,22 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 	PG_END_TRY();
 }
 
+/*
+ * PostgreSQL prepares to call a function (OAT_FUNCTION_EXECUTE: every
+ * function an expression, aggregate or window of the statement calls, built
+ * in or not, after its EXECUTE privilege was checked): the backstop for the
+ * built-ins an anonymized session may not call however the call was reached
+ * (hidden_builtins.h).
+ */
+static void
+anon_dp_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_FUNCTION_EXECUTE)
+		guard_function_lookup(objectId);
+}
+
 void
 anon_dp_install_hooks(bool loaded_at_start)
 {
@@ -269,4 +291,6 @@ anon_dp_install_hooks(bool loaded_at_start)
 	emit_log_hook = anon_dp_emit_log;
 	prev_process_utility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = anon_dp_process_utility;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = anon_dp_object_access;
 }

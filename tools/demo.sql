@@ -141,6 +141,9 @@ SELECT ANON_COUNT(*) FROM access_logs a, access_logs b WHERE a.browser_agent = b
 
 \echo
 \echo '=== Below the rewriter: the dp_* building blocks, written by hand ==='
+-- They live in the schema anon_dp_internal, off the default search path
+-- (doc/functions.md): call them qualified or with the schema on the path.
+SET search_path = public, anon_dp_internal;
 -- The rewriter generates this shape: (1) per-user aggregation, (2) at most C_u
 -- partitions per user chosen at random, (3) cross-user DP aggregation with
 -- tau-thresholding on a noisy user count.

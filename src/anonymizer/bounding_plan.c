@@ -34,7 +34,7 @@
 #include "nodes/plannodes.h"
 
 #include "anonymizer/anonymizer.h"
-#include "bound/bound_users_node.h"
+#include "bound/bound_users_plan.h"
 #include "catalog.h"
 #include "settings.h"
 

@@ -1,7 +1,10 @@
 /*
- * build.h -- shared by the files of the build step: build.c (released and
- * post-processing levels), build_bounding.c (per-user rows, at most C_u per
- * user) and row_cap.c (anon_dp.max_rows_contributed).
+ * build.h -- shared by the files of the build step: build.c (the levels put
+ * together, post-processing), build_released.c (the released level, the
+ * building blocks of releases, the fence), build_bounding.c (per-user rows,
+ * at most C_u per user), row_cap.c (anon_dp.max_rows_contributed),
+ * build_public.c (public partitions) and build_leftover.c (the leftover
+ * partition).
  */
 #ifndef ANON_DP_BUILD_H
 #define ANON_DP_BUILD_H
@@ -32,7 +35,7 @@ extern Query *two_step_per_user(anon_plan *plan);
 /* Public partitions: the bounded rows and the public keys, marked (build_public.c). */
 extern bounded_rows public_partition_rows(anon_plan *plan, bounded_rows rows);
 
-/* The building block of a release over its partial (selecting or not). */
+/* The building block of a release over its partial (selecting or not; build_released.c). */
 extern Aggref *release_block(anon_plan *plan, anon_release *release, Var *partial);
 
 /* TABLESAMPLE anon_reservoir(n) on every private table per_user reads. */
@@ -48,17 +51,17 @@ extern Expr *at_most(Var *rank, int64 n);
 extern Query *union_all(Query *left, Query *right, const char *left_alias,
 						const char *right_alias);
 
-/* The released level over rows (build.c). */
+/* The released level over rows (build_released.c). */
 extern Query *build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column);
 
-/* The released partitions behind the fence, over released (build.c). */
+/* The released partitions behind the fence, over released (build_released.c). */
 extern Query *build_thresholded(Query *released, AttrNumber users_column);
 
 /* The leftover partition: the thresholded level with the leftover row (build_leftover.c). */
 extern Query *build_leftover_thresholded(anon_plan *plan, bounded_rows *rows,
 										 anonymized_level *built, List **ctes);
 
-/* A release's Laplace building block over the leftover row's partials (build.c). */
+/* A release's Laplace building block over the leftover row's partials (build_released.c). */
 extern Aggref *leftover_block(anon_plan *plan, anon_release *release, Var *partial);
 
 #endif							/* ANON_DP_BUILD_H */

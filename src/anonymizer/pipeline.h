@@ -195,7 +195,7 @@ extern Expr *released_interval(anon_plan *plan, anon_release *release, Var *colu
 /* ERROR for an ANON_*_CI form that has no interval (a quantile's, ...). */
 extern void refuse_without_interval(const char *display) pg_attribute_noreturn();
 
-/* ---- refusals (validate_level.c) ---- */
+/* ---- refusals.c ---- */
 
 /* ERROR "anonymization query: <message>" with a hint, SQLSTATE 0A000. */
 extern void refuse(const char *message, const char *hint) pg_attribute_noreturn();

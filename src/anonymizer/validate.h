@@ -1,7 +1,8 @@
 /*
  * validate.h -- shared by the files of the validation step (paper Table 2):
- * validate_level.c (the anonymization level), validate_inputs.c (its FROM,
- * recursively), validate_sublinks.c (expression subqueries).
+ * validate_level.c (the anonymization level), validate_inputs.c (its FROM
+ * and expression subqueries, recursively), unit_joins.c (what counts as the
+ * same user) and private_inputs.c (the private inputs of one level).
  */
 #ifndef ANON_DP_VALIDATE_H
 #define ANON_DP_VALIDATE_H
@@ -56,6 +57,23 @@ typedef struct level_check
 								 * private input on the nullable side */
 } level_check;
 
+/* ---- private_inputs.c: the private inputs of a level under validation ---- */
+
+/* The private input whose privacy unit expr reads, or -1. */
+extern int	private_rel_of(level_check *check, Node *expr);
+
+/* The name of the privacy unit column of private input i. */
+extern const char *uid_column_name(level_check *check, int i);
+
+/* The private input whose privacy unit expr reads and that is never null-extended, or -1. */
+extern int	unit_rel_of(level_check *check, Node *expr);
+
+/* A FROM item as an error message names it. */
+extern const char *input_name(Query *query, int rtindex);
+
+/* The privacy unit of private input i as a column of the level. */
+extern Var *privacy_unit_var(level_check *check, int i);
+
 /* ---- validate_inputs.c ---- */
 
 /*
@@ -77,21 +95,6 @@ extern bool query_unit(Query *query, List *outer, const char *name, Bitmapset **
 
 /* Whether a view's rows carry a privacy unit (it reads private tables). */
 extern bool view_has_privacy_unit(Oid viewid);
-
-/* The private input whose privacy unit expr reads, or -1. */
-extern int	private_rel_of(level_check *check, Node *expr);
-
-/* The name of the privacy unit column of private input i. */
-extern const char *uid_column_name(level_check *check, int i);
-
-/* The private input whose privacy unit expr reads and that is never null-extended, or -1. */
-extern int	unit_rel_of(level_check *check, Node *expr);
-
-/* A FROM item as an error message names it. */
-extern const char *input_name(Query *query, int rtindex);
-
-/* The privacy unit of private input i as a column of the level. */
-extern Var *privacy_unit_var(level_check *check, int i);
 
 /* Does the function in FROM only expand the rows it reads (unnest)? */
 extern bool is_row_expansion(RangeTblEntry *rte);
@@ -130,7 +133,7 @@ extern bool is_level_unit(level_check *check, Node *expr);
 /* The component of private input i after join_unit_components. */
 extern int	unit_component(level_check *check, int i);
 
-/* ---- validate_sublinks.c ---- */
+/* ---- validate_inputs.c: expression subqueries ---- */
 
 /* Check the expression subqueries of a level whose inputs were validated. */
 extern void check_sublinks(level_check *level, List *outer);

@@ -1,9 +1,12 @@
 /*
- * validate_inputs.c -- the FROM clause of an anonymization level, and of every
+ * validate_inputs.c -- the inputs of an anonymization level, and of every
  * subquery, WITH query and view below it (paper Table 2, doc/rewriter.md
- * section 2): every private input carries its privacy unit, private inputs
- * are joined on their units, and aggregation below the level groups by the
- * unit.
+ * section 2): every private input of a FROM clause carries its privacy
+ * unit, private inputs are joined on their units, aggregation below the
+ * level groups by the unit, and expression subqueries read private data
+ * only within one user.  One recursion validates a query's FROM clause and
+ * its expression subqueries (a FROM item's query has both; a subquery
+ * correlated on the unit has its own FROM validated), so both are here.
  */
 #include "postgres.h"
 
@@ -45,64 +48,6 @@ check_private_sample(RangeTblEntry *rte)
 					get_func_name(sample->tsmhandler), get_rel_name(rte->relid)),
 			 errdetail("A sample of a fixed size or time lets the rows of one user push the rows of other users out of the sample."),
 			 errhint("Use TABLESAMPLE BERNOULLI, SYSTEM or anon_reservoir(n) on private tables.")));
-}
-
-/*
- * The FROM item and output column a column reference of this level reads,
- * looking through implicit casts and join alias columns.
- */
-static bool
-resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
-{
-	Var		   *var;
-	RangeTblEntry *rte;
-
-	expr = strip_implicit_coercions(expr);
-	if (expr == NULL || !IsA(expr, Var))
-		return false;
-	var = (Var *) expr;
-	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varno < 1 || var->varno > (int) list_length(query->rtable))
-		return false;
-	rte = rt_fetch(var->varno, query->rtable);
-	if (rte->rtekind == RTE_JOIN)
-	{
-		if (var->varattno > list_length(rte->joinaliasvars))
-			return false;
-		return resolve_column(query, list_nth(rte->joinaliasvars, var->varattno - 1),
-							  rtindex, attno);
-	}
-	*rtindex = var->varno;
-	*attno = var->varattno;
-	return true;
-}
-
-/* The private input whose privacy unit expr reads, or -1. */
-int
-private_rel_of(level_check *check, Node *expr)
-{
-	int			rtindex;
-	AttrNumber	attno;
-	int			i;
-
-	if (!resolve_column(check->query, expr, &rtindex, &attno))
-		return -1;
-	for (i = 0; i < check->nrels; i++)
-		if (check->rels[i].rtindex == rtindex && bms_is_member(attno, check->rels[i].uids))
-			return i;
-	return -1;
-}
-
-/*
- * The private input whose privacy unit expr reads, if that input is never
- * null-extended: only such a column identifies the unit of every row.
- */
-int
-unit_rel_of(level_check *check, Node *expr)
-{
-	int			i = private_rel_of(check, expr);
-
-	return i >= 0 && !check->rels[i].nullable ? i : -1;
 }
 
 /* The WITH query a CTE reference reads, and the levels around it. */
@@ -293,25 +238,6 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("anonymization query: unexpected FROM item (node type %d)", (int) nodeTag(item))));
-}
-
-/* A FROM item as an error message names it: the table, or the alias of anything else. */
-const char *
-input_name(Query *query, int rtindex)
-{
-	RangeTblEntry *rte = rt_fetch(rtindex, query->rtable);
-
-	if (rte->rtekind == RTE_RELATION)
-		return get_rel_name(rte->relid);
-	return rte->eref->aliasname;
-}
-
-const char *
-uid_column_name(level_check *check, int i)
-{
-	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
-
-	return strVal(list_nth(rte->eref->colnames, check->rels[i].uid - 1));
 }
 
 void
@@ -621,37 +547,189 @@ view_has_privacy_unit(Oid viewid)
 	return view_unit(viewid, &uids, &uid_type, &context);
 }
 
-Var *
-privacy_unit_var(level_check *check, int i)
+/* ---- expression subqueries ----
+ *
+ * Expression subqueries (EXISTS, IN, scalar) of an anonymization level and
+ * of the queries below it.
+ *
+ * An expression subquery mixes the rows of every user it reads, so it may
+ * read private data only within one user: a subquery that reads private
+ * tables must equate, as a top-level condition of its WHERE, its privacy
+ * unit with the privacy unit of the enclosing level
+ * (EXISTS (SELECT 1 FROM lineitem l WHERE l.custkey = o.custkey AND ...)),
+ * compared as unit_joins.c says the same user is compared.
+ * Subqueries that read only public tables may do anything.
+ */
+
+typedef struct sublink_check
 {
-	RangeTblEntry *rte = rt_fetch(check->rels[i].rtindex, check->query->rtable);
-	AttrNumber	attno = check->rels[i].uid;
-	Oid			type;
-	int32		typmod;
-	Oid			collation;
+	level_check *level;			/* the level whose expressions are walked */
+	List	   *outer;			/* its enclosing levels */
+} sublink_check;
 
-	switch (rte->rtekind)
+/*
+ * May an expression subquery read this range table entry freely?  Public
+ * tables and entries that read no table do; WITH queries and views (even
+ * public ones) and every other table do not.
+ */
+static bool
+rte_is_public_or_no_table(RangeTblEntry *rte)
+{
+	if (rte->rtekind == RTE_CTE)
+		return false;
+	if (rte->rtekind != RTE_RELATION)
+		return true;
+	return rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid);
+}
+
+static bool
+reads_non_public_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
 	{
-		case RTE_RELATION:
-			get_atttypetypmodcoll(rte->relid, attno, &type, &typmod, &collation);
-			break;
-		case RTE_SUBQUERY:
-			{
-				TargetEntry *tle = get_tle_by_resno(rte->subquery->targetList, attno);
+		ListCell   *lc;
 
-				type = exprType((Node *) tle->expr);
-				typmod = exprTypmod((Node *) tle->expr);
-				collation = exprCollation((Node *) tle->expr);
-				break;
-			}
-		case RTE_CTE:
-			type = list_nth_oid(rte->coltypes, attno - 1);
-			typmod = list_nth_int(rte->coltypmods, attno - 1);
-			collation = list_nth_oid(rte->colcollations, attno - 1);
-			break;
-		default:
-			elog(ERROR, "anonymization query: unexpected kind of private input %d",
-				 (int) rte->rtekind);
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (!rte_is_public_or_no_table(rte))
+				return true;
+		}
+		return query_tree_walker((Query *) node, reads_non_public_walker, context, 0);
 	}
-	return makeVar(check->rels[i].rtindex, attno, type, typmod, collation, 0);
+	return expression_tree_walker(node, reads_non_public_walker, context);
+}
+
+bool
+reads_only_public(Node *expr)
+{
+	return !reads_non_public_walker(expr, NULL);
+}
+
+/* The first table or WITH query a subquery reads that is not a public table. */
+static const char *
+first_private_name(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_CTE)
+			return psprintf("WITH query \"%s\"", rte->ctename);
+		if (!rte_is_public_or_no_table(rte))
+			return psprintf("\"%s\"", get_rel_name(rte->relid));
+		if (rte->rtekind == RTE_SUBQUERY && reads_non_public_walker((Node *) rte->subquery, NULL))
+			return first_private_name(rte->subquery);
+	}
+	return "a private table";
+}
+
+/* Is the subquery's privacy unit equated with the enclosing level's? */
+static bool
+correlated_on_unit(Query *sub, sublink_check *context)
+{
+	level_check check = {0};
+	ListCell   *lc;
+
+	if (context->level == NULL || context->level->nrels == 0 ||
+		sub->commandType != CMD_SELECT || sub->setOperations)
+		return false;
+	check.query = sub;
+	check.outer = lcons(context->level->query, context->outer);
+	check.context = context->level->context;
+	if (check_level_inputs(&check) == 0)
+		return false;
+	foreach(lc, flatten_conjuncts(sub->jointree->quals))
+	{
+		Node	   *args[2];
+		int			side;
+
+		/* the unit type of the equality is checked below, on both sides */
+		if (!IsA(lfirst(lc), OpExpr) || list_length(((OpExpr *) lfirst(lc))->args) != 2)
+			continue;
+		args[0] = strip_collate(linitial(((OpExpr *) lfirst(lc))->args));
+		args[1] = strip_collate(lsecond(((OpExpr *) lfirst(lc))->args));
+		for (side = 0; side < 2; side++)
+		{
+			Node	   *outer = strip_implicit_coercions(args[1 - side]);
+			Node	   *left;
+			Node	   *right;
+			Var		   *lowered;
+
+			if (!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1)
+				continue;
+			lowered = (Var *) copyObject(outer);
+			lowered->varlevelsup = 0;
+			if (is_level_unit(&check, args[side]) && is_level_unit(context->level, (Node *) lowered) &&
+				check.unit_type == context->level->unit_type &&
+				is_unit_equality(lfirst(lc), check.unit_type, &left, &right))
+			{
+				/* its own expression subqueries follow the same rule */
+				check_sublinks(&check, check.outer);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static bool
+sublink_walker(Node *node, sublink_check *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sublink = (SubLink *) node;
+		Query	   *sub = (Query *) sublink->subselect;
+
+		if (sublink_walker(sublink->testexpr, context))
+			return true;
+		if (reads_non_public_walker((Node *) sub, NULL) && !correlated_on_unit(sub, context))
+			refuse(psprintf("a subquery in an expression reads %s, which is not a public table",
+							first_private_name(sub)),
+				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.");
+		return false;
+	}
+	return expression_tree_walker(node, sublink_walker, context);
+}
+
+void
+check_sublinks(level_check *level, List *outer)
+{
+	sublink_check context;
+
+	if (!level->query->hasSubLinks)
+		return;
+	context.level = level;
+	context.outer = outer;
+	/* only this level's expressions: FROM items and WITH queries are inputs */
+	query_tree_walker(level->query, sublink_walker, &context,
+					  QTW_IGNORE_RANGE_TABLE | QTW_IGNORE_CTE_SUBQUERIES);
+
+	/*
+	 * Expressions that live in the range table: VALUES lists, the arrays of
+	 * unnest in FROM and TABLESAMPLE arguments may read public tables only.
+	 */
+	{
+		sublink_check public_only = {NULL, outer};
+		ListCell   *lc;
+
+		foreach(lc, level->query->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind == RTE_VALUES)
+				sublink_walker((Node *) rte->values_lists, &public_only);
+			else if (rte->rtekind == RTE_FUNCTION)
+				sublink_walker((Node *) rte->functions, &public_only);
+			else if (rte->rtekind == RTE_RELATION && rte->tablesample)
+				sublink_walker((Node *) rte->tablesample, &public_only);
+		}
+	}
 }

@@ -5,8 +5,8 @@
  * The level's own clauses must have a meaning after the rewrite (no DISTINCT,
  * window functions, set operations ... at its level), every aggregate of the
  * level must be an ANON_* aggregate whose bounds are constants, and its FROM
- * clause must give every row one privacy unit (validate_inputs.c) with
- * expression subqueries that stay within one user (validate_sublinks.c).
+ * clause must give every row one privacy unit, with expression subqueries
+ * that stay within one user (validate_inputs.c).
  * Guarantees to the plan: the calls with their kinds, and the privacy unit as
  * a column of the level's FROM.
  */
@@ -24,16 +24,6 @@
 #include "anonymizer/public_partitions.h"
 #include "anonymizer/validate.h"
 #include "catalog.h"
-
-void
-refuse(const char *message, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("anonymization query: %s", message),
-			 hint ? errhint("%s", hint) : 0));
-	pg_unreachable();
-}
 
 /* a query parameter anywhere in the expression */
 static bool
@@ -146,7 +136,7 @@ sublink_outside_keys_walker(Node *node, List *keys)
  * data (GROUP BY (SELECT 1), a lookup in a public table): the key is then an
  * expression of the row, computed per user.  Elsewhere in the select list,
  * HAVING and ORDER BY, and in ANON_* arguments, a subquery is refused; WHERE
- * is checked with the inputs (validate_sublinks.c).
+ * is checked with the inputs (validate_inputs.c).
  */
 static void
 check_level_subqueries(Query *query)

@@ -9,15 +9,15 @@
  * a bucket, the group's key tuple stored into a slot and compared by an
  * expression, then the per-group state (bench/results/issue22-speed.md).
  *
- * After planning, bound_users_replace_agg() swaps such an Agg node for a
- * CustomScan with the same child, output, costs and plan node id.  The node
- * keeps the users in a table of its own: an index of 8-byte slots (open
- * addressing, linear probing, a 32-bit tag of the user's hash beside the
- * entry number) over entries stored densely in chunks that never move, each
- * entry holding the user's hash, uid and bounding state inline.  The uid's
- * hash is the one the state needs anyway (seeded from the execution's
- * secret), so a row costs one hash of the uid, one probe and the state's
- * update.
+ * After planning, bound_users_replace_agg() (bound_users_plan.c) swaps such
+ * an Agg node for a CustomScan with the same child, output, costs and plan
+ * node id.  The node keeps the users in a table of its own: an index of
+ * 8-byte slots (open addressing, linear probing, a 32-bit tag of the user's
+ * hash beside the entry number) over entries stored densely in chunks that
+ * never move, each entry holding the user's hash, uid and bounding state
+ * inline.  The uid's hash is the one the state needs anyway (seeded from the
+ * execution's secret), so a row costs one hash of the uid, one probe and the
+ * state's update.
  *
  * Memory stays within hash_mem (work_mem * hash_mem_multiplier), as hash
  * aggregation's does: when the table would outgrow it, the node stops
@@ -39,8 +39,6 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "access/tupmacs.h"
-#include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -56,20 +54,14 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
-#include "utils/typcache.h"
 
+#include "bound/bound_serialization.h"
+#include "bound/bound_users.h"
 #include "bound/bound_users_node.h"
-#include "bound/partition_bound.h"
-#include "catalog.h"
 
 #define NODE_NAME "AnonDPBoundUsers"
 #define MAX_CHUNK_SHIFT 8			/* chunks of up to 256 entries */
-#define SPILL_BITS 5
-#define SPILL_MAX_PARTITIONS (1 << SPILL_BITS)
-#define SPILL_MAX_LEVEL (64 / SPILL_BITS - 1)
 #define INTERRUPT_EVERY 1024
-/* rows whose users are looked up together, their memory loads overlapping */
-#define ROW_BATCH 32
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(address) __builtin_prefetch(address)
 #else
@@ -86,78 +78,6 @@ typedef struct user_entry
 #define ENTRY_HEAD MAXALIGN(sizeof(user_entry))
 #define ENTRY_STATE(entry) ((bound_state *) ((char *) (entry) + ENTRY_HEAD))
 
-/* a file of spilled rows still to aggregate, and the level of its users' bits */
-typedef struct spill_batch
-{
-	BufFile    *file;
-	int			level;
-} spill_batch;
-
-typedef struct bound_users_state
-{
-	CustomScanState css;
-
-	/* the aggregate's arguments, evaluated from the child's row */
-	ProjectionInfo *args_projection;
-	ExprContext *args_econtext;
-	int			nargs;			/* numbered as the transition function's: 1 .. nargs - 1 */
-	Oid		   *argtypes;
-	Oid		   *collations;
-	TupleDesc	args_desc;		/* arguments 1 .. nargs - 1: types, lengths */
-	bool	   *arg_constant;	/* a Const or a Param: one value for the whole scan */
-	bool		constants_taken;
-	NullableDatum *constants;
-
-	/* rows read, not yet folded: arguments, hashes of their uids */
-	MemoryContext rows_context;
-	NullableDatum *rows;		/* ROW_BATCH * nargs */
-	uint64		row_hash[ROW_BATCH];
-	int			nrows;
-	bound_layout *layout;
-
-	/* the privacy unit: equality of the grouping */
-	FmgrInfo	uid_eq;
-	Oid			uid_collation;
-	bool		uid_bitwise;	/* equal exactly when the datums are */
-
-	/* the table of the current batch */
-	MemoryContext table_context;	/* index and chunks */
-	MemoryContext state_context;	/* what states and uids allocate */
-	uint64	   *index;
-	uint64		index_size;		/* a power of two */
-	char	  **chunks;
-	int			chunks_allocated;
-	int			chunk_shift;	/* entries per chunk: 1 << chunk_shift */
-	uint64		used;
-	Size		entry_size;
-	Size		table_bytes;	/* of index and chunks */
-	Size		memory_limit;
-	bool		saw_null_uid;
-
-	/* spilling */
-	int			level;
-	bool		spilling;
-	BufFile    *partitions[SPILL_MAX_PARTITIONS];
-	int			npartitions;
-	List	   *pending;		/* spill_batch */
-	StringInfoData spill_buffer;	/* a row being spilled */
-	Datum	   *read_values;	/* a spilled row read back */
-	bool	   *read_nulls;
-	char	   *read_buffer;
-	Size		read_buffer_size;
-
-	/* output */
-	bool		filled;
-	uint64		emitted;
-	bool		null_emitted;
-
-	/* for EXPLAIN ANALYZE */
-	int			batches;
-	Size		peak_memory;
-	int64		spilled_rows;
-	int64		spilled_bytes;
-} bound_users_state;
-
 static Node *create_bound_users_state(CustomScan *cscan);
 static void begin_bound_users(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_bound_users(CustomScanState *node);
@@ -165,7 +85,7 @@ static void end_bound_users(CustomScanState *node);
 static void rescan_bound_users(CustomScanState *node);
 static void explain_bound_users(CustomScanState *node, List *ancestors, ExplainState *es);
 
-static const CustomScanMethods bound_users_scan_methods = {
+const CustomScanMethods bound_users_scan_methods = {
 	.CustomName = NODE_NAME,
 	.CreateCustomScanState = create_bound_users_state,
 };
@@ -186,203 +106,14 @@ bound_users_node_register(void)
 		RegisterCustomScanMethods(&bound_users_scan_methods);
 }
 
-/* ---- planning: the Agg nodes replaced ---- */
+/* ---- execution: setup ---- */
 
-/* the plan's private data: equality operator, collation of the grouping */
-static List *
-node_private(Oid eqop, Oid collation)
-{
-	return list_make2(makeString(psprintf("%u", eqop)), makeString(psprintf("%u", collation)));
-}
-
+/* the plan's private data (bound_users_plan.c): equality operator, collation of the grouping */
 static Oid
 private_oid(CustomScan *cscan, int n)
 {
 	return (Oid) strtoul(strVal(list_nth(cscan->custom_private, n)), NULL, 10);
 }
-
-/*
- * anon_dp_bound_witness(g) FILTER (WHERE false): an aggregate over no row,
- * whose value is a NULL of g's type (it carries the type to the level above)
- */
-static bool
-is_null_witness(Aggref *aggref)
-{
-	Const	   *filter = (Const *) aggref->aggfilter;
-
-	return anon_dp_is_emitted_function(aggref->aggfnoid, EMIT_BOUND_WITNESS) &&
-		filter != NULL && IsA(filter, Const) && filter->consttype == BOOLOID &&
-		!filter->constisnull && !DatumGetBool(filter->constvalue);
-}
-
-typedef struct agg_search
-{
-	Aggref	   *aggref;			/* the one Aggref other than witnesses, if only one */
-	int			count;			/* distinct Aggrefs other than witnesses */
-} agg_search;
-
-static bool
-find_aggrefs(Node *node, agg_search *search)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref))
-	{
-		if (is_null_witness((Aggref *) node))
-			return false;
-		if (search->aggref == NULL || !equal(search->aggref, node))
-		{
-			search->aggref = (Aggref *) node;
-			search->count++;
-		}
-		return false;
-	}
-	return expression_tree_walker(node, find_aggrefs, (void *) search);
-}
-
-/* is the Aggref a plain call of anon_dp_bound_partitions whose uid is the grouping column? */
-static bool
-bounding_call_on(Aggref *aggref, AttrNumber column)
-{
-	TargetEntry *uid;
-
-	if (!anon_dp_is_emitted_function(aggref->aggfnoid, EMIT_BOUND_PARTITIONS) ||
-		aggref->aggfilter != NULL || aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
-		aggref->agglevelsup != 0 || aggref->aggkind != AGGKIND_NORMAL ||
-		list_length(aggref->args) < BOUND_ARG_UID)
-		return false;
-	uid = (TargetEntry *) list_nth(aggref->args, BOUND_ARG_UID - 1);
-	return IsA(uid->expr, Var) && ((Var *) uid->expr)->varno == OUTER_VAR &&
-		((Var *) uid->expr)->varattno == column;
-}
-
-typedef struct output_mapping
-{
-	Aggref	   *aggref;
-	AttrNumber	column;
-	List	   *witnesses;		/* the scan tuple's columns 3 ..: NULL witnesses */
-	bool		ok;				/* no other reference to the child's columns */
-} output_mapping;
-
-/* the Agg's output expressions over the node's scan tuple (uid, state) */
-static Node *
-map_output(Node *node, output_mapping *map)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Aggref) && is_null_witness((Aggref *) node))
-	{
-		ListCell   *lc;
-		int			n = 0;
-
-		/* a column of its own, always NULL (EXPLAIN still shows the call) */
-		foreach(lc, map->witnesses)
-		{
-			n++;
-			if (equal(lfirst(lc), node))
-				return (Node *) makeVar(INDEX_VAR, 2 + n, exprType(node), exprTypmod(node),
-										exprCollation(node), 0);
-		}
-		map->witnesses = lappend(map->witnesses, node);
-		return (Node *) makeVar(INDEX_VAR, 3 + n, exprType(node), exprTypmod(node),
-								exprCollation(node), 0);
-	}
-	if (IsA(node, Aggref))
-	{
-		if (!equal(node, map->aggref))
-			map->ok = false;
-		return (Node *) makeVar(INDEX_VAR, 2, exprType(node), -1, InvalidOid, 0);
-	}
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		if (var->varno != OUTER_VAR || var->varattno != map->column)
-		{
-			map->ok = false;
-			return node;
-		}
-		var = copyObject(var);
-		var->varno = INDEX_VAR;
-		var->varattno = 1;
-		return (Node *) var;
-	}
-	return expression_tree_mutator(node, map_output, (void *) map);
-}
-
-/* the grouping's equality is the default one of the uid's type (the one its hash matches) */
-static bool
-default_equality(Oid type, Oid eqop)
-{
-	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_EXTENDED_PROC);
-
-	return OidIsValid(tc->eq_opr) && tc->eq_opr == eqop &&
-		OidIsValid(tc->hash_extended_proc);
-}
-
-/*
- * The bounding node doing the work of agg, or NULL when agg is not a hash
- * aggregation by one column whose only aggregate is anon_dp_bound_partitions
- * on that column (simple or partial), with an output the node can compute.
- */
-Plan *
-bound_users_replace_agg(Agg *agg)
-{
-	agg_search	search = {NULL, 0};
-	output_mapping map;
-	CustomScan *cscan;
-	Var		   *uid;
-	List	   *tlist;
-	ListCell   *lc;
-
-	if (agg->aggstrategy != AGG_HASHED || agg->numCols != 1 || agg->groupingSets != NIL ||
-		agg->chain != NIL || agg->plan.qual != NIL || outerPlan(agg) == NULL ||
-		innerPlan(agg) != NULL ||
-		(agg->aggsplit != AGGSPLIT_SIMPLE && agg->aggsplit != AGGSPLIT_INITIAL_SERIAL))
-		return NULL;
-	find_aggrefs((Node *) agg->plan.targetlist, &search);
-	if (search.count != 1 || search.aggref->aggsplit != agg->aggsplit ||
-		!bounding_call_on(search.aggref, agg->grpColIdx[0]))
-		return NULL;
-	uid = (Var *) ((TargetEntry *) list_nth(search.aggref->args, BOUND_ARG_UID - 1))->expr;
-	if (!default_equality(uid->vartype, agg->grpOperators[0]))
-		return NULL;
-	map.aggref = search.aggref;
-	map.column = agg->grpColIdx[0];
-	map.witnesses = NIL;
-	map.ok = true;
-	tlist = (List *) map_output((Node *) agg->plan.targetlist, &map);
-	if (!map.ok)
-		return NULL;
-
-	cscan = makeNode(CustomScan);
-	cscan->scan.plan.startup_cost = agg->plan.startup_cost;
-	cscan->scan.plan.total_cost = agg->plan.total_cost;
-	cscan->scan.plan.plan_rows = agg->plan.plan_rows;
-	cscan->scan.plan.plan_width = agg->plan.plan_width;
-	cscan->scan.plan.parallel_aware = false;
-	cscan->scan.plan.parallel_safe = agg->plan.parallel_safe;
-	cscan->scan.plan.plan_node_id = agg->plan.plan_node_id;
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.lefttree = outerPlan(agg);
-	cscan->scan.plan.initPlan = agg->plan.initPlan;
-	cscan->scan.plan.extParam = agg->plan.extParam;
-	cscan->scan.plan.allParam = agg->plan.allParam;
-	cscan->scan.scanrelid = 0;
-	cscan->custom_scan_tlist =
-		list_make2(makeTargetEntry((Expr *) copyObject(uid), 1, NULL, false),
-				   makeTargetEntry((Expr *) copyObject(search.aggref), 2, NULL, false));
-	foreach(lc, map.witnesses)
-		cscan->custom_scan_tlist =
-			lappend(cscan->custom_scan_tlist,
-					makeTargetEntry((Expr *) copyObject(lfirst(lc)),
-									list_length(cscan->custom_scan_tlist) + 1, NULL, false));
-	cscan->custom_private = node_private(agg->grpOperators[0], agg->grpCollations[0]);
-	cscan->methods = &bound_users_scan_methods;
-	return (Plan *) cscan;
-}
-
-/* ---- execution: setup ---- */
 
 static Node *
 create_bound_users_state(CustomScan *cscan)
@@ -487,13 +218,6 @@ static inline uint32
 hash_tag(uint64 hash)
 {
 	return (uint32) (hash >> 20);
-}
-
-/* type, length and passing of argument i (1 .. nargs - 1) */
-static inline Form_pg_attribute
-argument_attr(bound_users_state *state, int i)
-{
-	return TupleDescAttr(state->args_desc, i - 1);
 }
 
 /* value of argument i copied into the current memory context, unless passed by value */
@@ -644,7 +368,7 @@ table_reset(bound_users_state *state)
 	index_allocate(state, 256);
 }
 
-/* ---- spilling ---- */
+/* ---- the table's memory: when a batch spills (bound_users_spill.c) ---- */
 
 /*
  * What inserting a user adds at most at once: its entry (and as much again
@@ -678,210 +402,6 @@ must_spill(bound_users_state *state)
 		   (Size) state->npartitions * 2 * BLCKSZ <= state->memory_limit / 4)
 		state->npartitions *= 2;
 	return true;
-}
-
-static void
-file_read(BufFile *file, void *data, size_t size)
-{
-	if (BufFileRead(file, data, size) != size)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("anon_dp bounding: could not read a temporary file of spilled rows")));
-}
-
-/*
- * A spilled row: its length (uint32), then its user's hash and, for each
- * argument that is not one of the scan's constants, a byte that says NULL
- * or not and the value: a pass-by-value type's typlen bytes; other types
- * at a MAXALIGN'd offset, with their length first when it varies (a TOAST
- * pointer or an expanded object written flat).  Rows are read back into a
- * MAXALIGN'd buffer, so values read in place are aligned.
- */
-static void
-append_value(StringInfo buf, Datum value, int16 typlen, bool byval)
-{
-	if (byval)
-	{
-		Datum		bytes;			/* aligned for any pass-by-value type */
-
-		store_att_byval(&bytes, value, typlen);
-		appendBinaryStringInfo(buf, (char *) &bytes, typlen);
-		return;
-	}
-	while (buf->len % MAXIMUM_ALIGNOF != 0)
-		appendStringInfoChar(buf, 0);
-	if (typlen > 0)
-		appendBinaryStringInfo(buf, DatumGetPointer(value), typlen);
-	else
-	{
-		struct varlena *flat = typlen == -1 ?
-			pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value)) : NULL;
-		uint32		size = typlen == -1 ? VARSIZE_ANY(flat) :
-			(uint32) strlen(DatumGetCString(value)) + 1;
-		uint32		prefix[2] = {size, 0};
-
-		/* the prefix keeps the value at a MAXALIGN'd offset */
-		appendBinaryStringInfo(buf, (char *) prefix, MAXIMUM_ALIGNOF);
-		appendBinaryStringInfo(buf, flat != NULL ? (char *) flat : DatumGetCString(value), size);
-	}
-}
-
-/* write a row's arguments with its user's hash to the user's partition */
-static void
-spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash)
-{
-	int			shift = 64 - SPILL_BITS * (state->level + 1);
-	int			p = (int) ((hash >> shift) & (state->npartitions - 1));
-	StringInfo	buf = &state->spill_buffer;
-	uint32		len;
-	int			i;
-
-	resetStringInfo(buf);
-	appendBinaryStringInfo(buf, (char *) &hash, sizeof(hash));
-	for (i = 1; i < state->nargs; i++)
-	{
-		Form_pg_attribute attr = argument_attr(state, i);
-
-		if (state->arg_constant[i])
-			continue;
-		appendStringInfoChar(buf, args[i].isnull ? 0 : 1);
-		if (!args[i].isnull)
-			append_value(buf, args[i].value, attr->attlen, attr->attbyval);
-	}
-	if (state->partitions[p] == NULL)
-	{
-		/* in the node's context: the table's are reset between batches */
-		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
-
-		state->partitions[p] = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(old);
-	}
-	len = (uint32) buf->len;
-	BufFileWrite(state->partitions[p], &len, sizeof(len));
-	BufFileWrite(state->partitions[p], buf->data, len);
-	state->spilled_rows++;
-	state->spilled_bytes += sizeof(len) + len;
-}
-
-static void
-bad_spilled_row(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("anon_dp bounding: invalid row in a temporary file of spilled rows")));
-}
-
-/* the value at *pos of a spilled row of len bytes at data (see append_value) */
-static Datum
-read_value(char *data, uint32 len, uint32 *pos, int16 typlen, bool byval)
-{
-	Datum		value;
-
-	if (!byval)
-		*pos = MAXALIGN(*pos);
-	if (byval || typlen > 0)
-	{
-		if (*pos + typlen > len)
-			bad_spilled_row();
-		if (byval)
-		{
-			Datum		bytes;		/* aligned for any pass-by-value type */
-
-			memcpy(&bytes, data + *pos, typlen);
-			value = fetch_att(&bytes, true, typlen);
-		}
-		else
-			value = PointerGetDatum(data + *pos);
-		*pos += typlen;
-		return value;
-	}
-	{
-		uint32		size;
-
-		if (*pos + MAXIMUM_ALIGNOF > len)
-			bad_spilled_row();
-		memcpy(&size, data + *pos, sizeof(size));
-		*pos += MAXIMUM_ALIGNOF;
-		if (size > len - *pos)
-			bad_spilled_row();
-		value = PointerGetDatum(data + *pos);
-		*pos += size;
-		return value;
-	}
-}
-
-/*
- * The next row of a spill file into the read arrays (the scan's constant
- * arguments left out) and its user's hash; false at the file's end.
- */
-static bool
-read_spilled_row(bound_users_state *state, BufFile *file, uint64 *hash)
-{
-	uint32		len;
-	uint32		pos = sizeof(uint64);
-	size_t		got = BufFileRead(file, &len, sizeof(len));
-	int			i;
-
-	if (got == 0)
-		return false;
-	if (got != sizeof(len))
-		file_read(file, (char *) &len + got, sizeof(len) - got);
-	if (len < sizeof(uint64) || len > MaxAllocSize)
-		bad_spilled_row();
-	if (len > state->read_buffer_size)
-	{
-		state->read_buffer = state->read_buffer == NULL ?
-			MemoryContextAlloc(GetMemoryChunkContext(state), len) :
-			repalloc(state->read_buffer, len);
-		state->read_buffer_size = len;
-	}
-	file_read(file, state->read_buffer, len);
-	memcpy(hash, state->read_buffer, sizeof(uint64));
-	for (i = 1; i < state->nargs; i++)
-	{
-		Form_pg_attribute attr = argument_attr(state, i);
-
-		state->read_nulls[i - 1] = true;
-		state->read_values[i - 1] = (Datum) 0;
-		if (state->arg_constant[i])
-			continue;
-		if (pos >= len)
-			bad_spilled_row();
-		state->read_nulls[i - 1] = state->read_buffer[pos++] == 0;
-		if (!state->read_nulls[i - 1])
-			state->read_values[i - 1] = read_value(state->read_buffer, len, &pos,
-												   attr->attlen, attr->attbyval);
-	}
-	if (pos != len)
-		bad_spilled_row();
-	return true;
-}
-
-/* the partitions written by the batch become batches of the next level */
-static void
-queue_partitions(bound_users_state *state)
-{
-	int			p;
-
-	for (p = 0; p < SPILL_MAX_PARTITIONS; p++)
-	{
-		spill_batch *batch;
-		MemoryContext old;
-
-		if (state->partitions[p] == NULL)
-			continue;
-		if (BufFileSeek(state->partitions[p], 0, 0, SEEK_SET) != 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("anon_dp bounding: could not rewind a temporary file of spilled rows")));
-		old = MemoryContextSwitchTo(GetMemoryChunkContext(state));
-		batch = palloc(sizeof(spill_batch));
-		batch->file = state->partitions[p];
-		batch->level = state->level + 1;
-		state->pending = lappend(state->pending, batch);
-		MemoryContextSwitchTo(old);
-		state->partitions[p] = NULL;
-	}
 }
 
 /* ---- filling ----
@@ -998,7 +518,7 @@ fold_row(bound_users_state *state, NullableDatum *args, uint64 hash)
 	{
 		if (must_spill(state))
 		{
-			spill_row(state, args, hash);
+			bound_users_spill_row(state, args, hash);
 			return;
 		}
 		entry = table_insert(state, hash, args[BOUND_ARG_UID].value, slot_index);
@@ -1063,7 +583,7 @@ fill_from_child(bound_users_state *state)
 			fold_rows(state);
 	}
 	fold_rows(state);
-	queue_partitions(state);
+	bound_users_queue_partitions(state);
 }
 
 /* a later batch: the rows of one spill file */
@@ -1074,7 +594,7 @@ fill_from_file(bound_users_state *state, spill_batch *batch)
 	int64		rows = 0;
 
 	start_batch(state, batch->level);
-	while (read_spilled_row(state, batch->file, &hash))
+	while (bound_users_read_spilled_row(state, batch->file, &hash))
 	{
 		if (++rows % INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -1085,7 +605,7 @@ fill_from_file(bound_users_state *state, spill_batch *batch)
 	fold_rows(state);
 	BufFileClose(batch->file);
 	pfree(batch);
-	queue_partitions(state);
+	bound_users_queue_partitions(state);
 }
 
 /* ---- output ---- */
@@ -1147,33 +667,14 @@ exec_bound_users(CustomScanState *node)
 	return ExecScan(&node->ss, (ExecScanAccessMtd) next_user,
 					(ExecScanRecheckMtd) recheck_bound_users);
 }
-
 /* ---- end, rescan, explain ---- */
-
-static void
-close_files(bound_users_state *state)
-{
-	ListCell   *lc;
-	int			p;
-
-	foreach(lc, state->pending)
-		BufFileClose(((spill_batch *) lfirst(lc))->file);
-	list_free_deep(state->pending);
-	state->pending = NIL;
-	for (p = 0; p < SPILL_MAX_PARTITIONS; p++)
-	{
-		if (state->partitions[p] != NULL)
-			BufFileClose(state->partitions[p]);
-		state->partitions[p] = NULL;
-	}
-}
 
 static void
 end_bound_users(CustomScanState *node)
 {
 	bound_users_state *state = (bound_users_state *) node;
 
-	close_files(state);
+	bound_users_close_files(state);
 	MemoryContextDelete(state->table_context);
 	MemoryContextDelete(state->state_context);
 	ExecEndNode(outerPlanState(state));
@@ -1185,7 +686,7 @@ rescan_bound_users(CustomScanState *node)
 	bound_users_state *state = (bound_users_state *) node;
 	PlanState  *child = outerPlanState(state);
 
-	close_files(state);
+	bound_users_close_files(state);
 	state->filled = false;
 	state->used = 0;
 	state->emitted = 0;

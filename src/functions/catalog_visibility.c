@@ -1,23 +1,32 @@
 /*
  * catalog_visibility.c -- what an anonymized role sees of relations in the
- * catalogs (src/guard/catalog_masking.c, src/guard/discovery.c):
+ * catalogs (src/guard/catalog_masking.c, src/guard/statistics_views.c,
+ * src/guard/discovery.c):
  *
- *   anon_dp_statistics_visible(oid)   whether it may see the size
- *                                     statistics of a relation
- *   anon_dp_visible_relation(oid)     the relation, or NULL when its
- *                                     statistics are masked (the argument of
- *                                     pg_stat_get_*() in statistics views)
- *   anon_dp_queryable(oid, text)      whether it may SELECT from the
- *                                     relation through anonymization queries
- *                                     (has_*_privilege of anonymized sessions)
+ *   anon_dp_statistics_visible(oid): whether it may see the size
+ *       statistics of a relation;
+ *   anon_dp_masked_size(which, rel, fork): the size function `which` of
+ *       PostgreSQL (pg_relation_size, pg_total_relation_size, pg_table_size,
+ *       pg_indexes_size) for a relation it may see, NULL for the others;
+ *   anon_dp_masked_statistic(counter, rel, NULL::type): the pg_stat_get_*
+ *       counter of a relation it may see, NULL for the others (statistics
+ *       views);
+ *   anon_dp_queryable(oid, text): whether it may SELECT from the relation
+ *       through anonymization queries (has_*_privilege of anonymized
+ *       sessions; false in other sessions).
  *
- * The last two answer as PostgreSQL does (the relation; false) in a session
- * that is not anonymized.
+ * The masked size and statistic call PostgreSQL's functions directly, not
+ * through the function manager: anonymized sessions may not call them by
+ * OID at all (src/guard/hidden_builtins.h), since a function body, a
+ * constraint or a default would call them unmasked.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
 
 #include "guard/catalog_masking.h"
 #include "guard/discovery.h"
@@ -30,15 +39,81 @@ anon_dp_statistics_visible(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(relation_statistics_visible(PG_GETARG_OID(0)));
 }
 
-PG_FUNCTION_INFO_V1(anon_dp_visible_relation);
+/* anon_dp_masked_size(which int4, rel regclass, fork text): bigint or NULL */
+PG_FUNCTION_INFO_V1(anon_dp_masked_size);
 Datum
-anon_dp_visible_relation(PG_FUNCTION_ARGS)
+anon_dp_masked_size(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	LOCAL_FCINFO(size_call, 2);
+	Oid			relid;
+	Datum		result;
 
-	if (anon_dp_session_is_anonymized() && !relation_statistics_visible(relid))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	PG_RETURN_OID(relid);
+	relid = PG_GETARG_OID(1);
+	if (!relation_statistics_visible(relid))
+		PG_RETURN_NULL();
+	InitFunctionCallInfoData(*size_call, NULL, 2, InvalidOid, NULL, NULL);
+	size_call->args[0].value = ObjectIdGetDatum(relid);
+	size_call->args[0].isnull = false;
+	size_call->args[1].value = PG_ARGISNULL(2) ? CStringGetTextDatum("main") : PG_GETARG_DATUM(2);
+	size_call->args[1].isnull = false;
+	switch (PG_GETARG_INT32(0))
+	{
+		case MASKED_RELATION_SIZE:
+			result = pg_relation_size(size_call);
+			break;
+		case MASKED_TOTAL_RELATION_SIZE:
+			result = pg_total_relation_size(size_call);
+			break;
+		case MASKED_TABLE_SIZE:
+			result = pg_table_size(size_call);
+			break;
+		case MASKED_INDEXES_SIZE:
+			result = pg_indexes_size(size_call);
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("anon_dp_masked_size: no size function %d", PG_GETARG_INT32(0)),
+					 errhint("anon_dp_masked_size is placed by anon_dp's catalog masking; call pg_relation_size and its siblings directly.")));
+	}
+	if (size_call->isnull)
+		PG_RETURN_NULL();
+	return result;
+}
+
+/* anon_dp_masked_statistic(counter oid, rel oid, type anyelement): the counter or NULL */
+PG_FUNCTION_INFO_V1(anon_dp_masked_statistic);
+Datum
+anon_dp_masked_statistic(PG_FUNCTION_ARGS)
+{
+	LOCAL_FCINFO(counter_call, 1);
+	PGFunction	counter;
+	Datum		result;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	counter = shown_relation_counter(PG_GETARG_OID(0));
+	if (counter == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anon_dp_masked_statistic: %s is not a counter anon_dp shows",
+						format_procedure(PG_GETARG_OID(0))),
+				 errhint("anon_dp_masked_statistic is placed by anon_dp's masking of the statistics views; read the views or call the pg_stat_get_* functions directly.")));
+	if (get_fn_expr_rettype(fcinfo->flinfo) != get_func_rettype(PG_GETARG_OID(0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("anon_dp_masked_statistic: the third argument must have the type of the counter's result")));
+	if (!relation_statistics_visible(PG_GETARG_OID(1)))
+		PG_RETURN_NULL();
+	InitFunctionCallInfoData(*counter_call, NULL, 1, InvalidOid, NULL, NULL);
+	counter_call->args[0].value = PG_GETARG_DATUM(1);
+	counter_call->args[0].isnull = false;
+	result = counter(counter_call);
+	if (counter_call->isnull)
+		PG_RETURN_NULL();
+	return result;
 }
 
 PG_FUNCTION_INFO_V1(anon_dp_queryable);

@@ -62,7 +62,30 @@ typedef struct safe_call
 	FunctionCallInfo fcinfo;	/* the target's, with room for nargs */
 } safe_call;
 
-/* Invoke fcinfo's function; a data exception gives NULL. */
+/*
+ * The errors a function of the allow-list raises on a value it rejects, which
+ * SAFE evaluation turns into NULL: data exceptions (class 22), program limits
+ * (54: a length or nesting past what the server supports), features not
+ * supported for a value (0A: NaN to integer, a month-long date_bin stride),
+ * and syntax errors of a value parsed as code or rules not met (42: a Unicode
+ * escape, a column type without equality met when comparing).  Out of memory,
+ * cancels, I/O and internal errors are raised as they are.
+ */
+static bool
+safe_error(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_DATA_EXCEPTION:
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+		case ERRCODE_FEATURE_NOT_SUPPORTED:
+		case ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION:
+			return true;
+	}
+	return false;
+}
+
+/* Invoke fcinfo's function; an error of safe_error() gives NULL. */
 static Datum
 invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 {
@@ -81,8 +104,7 @@ invoke_safely(FunctionCallInfo fcinfo, bool *isnull)
 	{
 		MemoryContextSwitchTo(context);
 		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_DATA_EXCEPTION &&
-			ERRCODE_TO_CATEGORY(geterrcode()) != ERRCODE_PROGRAM_LIMIT_EXCEEDED)
+		if (!safe_error(geterrcode()))
 			PG_RE_THROW();
 		InterruptHoldoffCount = holdoff;
 		FlushErrorState();
@@ -136,14 +158,30 @@ check_target(Oid target, FuncExpr *wrapper)
 	{
 		actual[i] = exprType((Node *) list_nth(wrapper->args, i + SAFE_CALL_LEADING_ARGS));
 		declared[i] = i < proc->pronargs ? proc->proargtypes.values[i] : ANYOID;
-		if (declared[i] == ANYOID)
-			continue;			/* the function reads the type from the call */
-		if (declared[i] == INTERNALOID ||
-			(!IsPolymorphicType(declared[i]) && !IsBinaryCoercible(actual[i], declared[i])))
+		/*
+		 * the parser leaves a literal untyped only for an "any" parameter,
+		 * whose function reads the type from the call as the value has it
+		 */
+		if ((actual[i] == UNKNOWNOID && declared[i] != ANYOID) || declared[i] == INTERNALOID)
+			refuse_target(target, psprintf("argument %d has type %s", i + 1,
+										   format_type_be(actual[i])));
+		if (declared[i] != ANYOID && !IsPolymorphicType(declared[i]) &&
+			!IsBinaryCoercible(actual[i], declared[i]))
 			refuse_target(target, psprintf("argument %d has type %s, the function takes %s", i + 1,
 										   format_type_be(actual[i]), format_type_be(declared[i])));
 	}
+	/* polymorphic parameters resolved as the parser would (declared[] in place) */
 	result = enforce_generic_type_consistency(actual, declared, nargs, proc->prorettype, false);
+	/*
+	 * ... and no coercion left for the call to make: the parser coerces each
+	 * argument to its resolved type, a call by hand gets no coercion, so a
+	 * value must already have the representation the function reads ("any"
+	 * parameters read the type of the call's own argument).
+	 */
+	for (i = 0; i < nargs; i++)
+		if (declared[i] != ANYOID && !IsBinaryCoercible(actual[i], declared[i]))
+			refuse_target(target, psprintf("argument %d has type %s, the call needs %s", i + 1,
+										   format_type_be(actual[i]), format_type_be(declared[i])));
 	if (!IsBinaryCoercible(result, wrapper->funcresulttype))
 		refuse_target(target, psprintf("it returns %s, not %s", format_type_be(result),
 									   format_type_be(wrapper->funcresulttype)));

@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_proc.h"
@@ -17,7 +19,10 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -272,6 +277,84 @@ constant_reason_text(allow_constant_reason reason)
 	return "";
 }
 
+/*
+ * The largest value a size argument may have: a constant that large still
+ * lets one row's branch do work another row's does not, so it is kept to
+ * the work of a short value (a text of 10,000 characters, 10,000 array
+ * elements, 10,000 digits).
+ */
+#define ALLOW_SIZE_LIMIT 10000.0
+#define ALLOW_FACTORIAL_LIMIT 1000.0	/* 1000! has 2,568 digits (under 1 ms) */
+
+static double
+size_limit_of(Oid funcid)
+{
+	return funcid == F_FACTORIAL ? ALLOW_FACTORIAL_LIMIT : ALLOW_SIZE_LIMIT;
+}
+
+/* the value of an integer or numeric constant, as double */
+static double
+constant_number(Const *value)
+{
+	switch (value->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(value->constvalue);
+		case INT4OID:
+			return DatumGetInt32(value->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(value->constvalue);
+		case NUMERICOID:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8, value->constvalue));
+	}
+	return get_float8_infinity();
+}
+
+/*
+ * How much work a size argument asks for: its value, or for an array of
+ * dimensions the product of its elements; infinity when it is not a
+ * literal the statement fixes (a parameter's value is only known later).
+ */
+static double
+size_of_argument(Node *argument)
+{
+	Node	   *folded = eval_const_expressions(NULL, copyObject(argument));
+	Const	   *value;
+
+	if (!IsA(folded, Const))
+		return get_float8_infinity();
+	value = (Const *) folded;
+	if (value->constisnull)
+		return 0.0;
+	if (value->consttype == INT4ARRAYOID)
+	{
+		ArrayType  *array = DatumGetArrayTypeP(value->constvalue);
+		Datum	   *elements;
+		bool	   *nulls;
+		int			count;
+		int			i;
+		double		product = 1.0;
+
+		deconstruct_array(array, INT4OID, sizeof(int32), true, TYPALIGN_INT,
+						  &elements, &nulls, &count);
+		for (i = 0; i < count; i++)
+			product *= nulls[i] ? 0.0 : fabs((double) DatumGetInt32(elements[i]));
+		return product;
+	}
+	return fabs(constant_number(value));
+}
+
+static void
+refuse_size(Oid funcid, int position)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("argument %d of %s must be a literal of at most %.0f in an anonymization query of an anonymized role",
+					position, format_procedure(funcid), size_limit_of(funcid)),
+			 errdetail("It sets how long the call runs: a larger value would let one user's row take measurably longer than another's."),
+			 errhint("Write a literal no larger than %.0f.", size_limit_of(funcid))));
+}
+
 static void
 check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 {
@@ -287,13 +370,23 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 		if (IsA(argument, NamedArgExpr))
 			argument = (Node *) ((NamedArgExpr *) argument)->arg;
 		for (i = 0; i < ALLOW_MAX_CONSTANT_REASONS; i++)
-			if ((entry->constants[i].args & ARG(position)) && !computed_from_constants(argument))
-				ereport(ERROR,
+		{
+			if (!(entry->constants[i].args & ARG(position)))
+				continue;
+			if (computed_from_constants(argument))
+			{
+				if (entry->constants[i].reason == ALLOW_CONSTANT_SIZE &&
+					!(size_of_argument(argument) <= size_limit_of(funcid)))
+					refuse_size(funcid, position);
+				continue;
+			}
+			ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("argument %d of %s must be a constant in an anonymization query of an anonymized role",
 								position, format_procedure(funcid)),
-						 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
-						 errhint("Write a literal there, or an expression of literals and parameters.")));
+					 errdetail("%s", constant_reason_text(entry->constants[i].reason)),
+					 errhint("Write a literal there, or an expression of literals and parameters.")));
+		}
 	}
 }
 
@@ -364,7 +457,8 @@ alternative_to(const char *name)
 		const char *alternative;
 	}			alternatives[] = {
 		{"format", "Concatenate with || or concat(), or format released values outside the anonymization query."},
-		{"timeofday", "Use clock_timestamp()."},
+		{"timeofday", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
+		{"clock_timestamp", "Use now() or statement_timestamp(): fixed before the query runs, they time nothing."},
 		{"pg_column_size", "Use octet_length()."},
 		{"random", "Draw random numbers outside the anonymization query; the ANON_* aggregates add their own noise."},
 		{"regexp_matches", "Use regexp_match(), which returns one match."},
@@ -435,6 +529,45 @@ check_operator(Oid opno, List *args)
 	check_call(get_opcode(opno), args);
 }
 
+/*
+ * x op ANY/ALL (array): the operator is called once per element and is not
+ * evaluated SAFE; one that is not a comparison of a btree family (LIKE, a
+ * regular expression, containment) may reject an element (an escape at the
+ * end of a LIKE pattern), so its array must come from the statement's
+ * constants.
+ */
+static void
+check_array_of_operator(ScalarArrayOpExpr *expr)
+{
+	if (get_op_btree_interpretation(expr->opno) != NIL ||
+		computed_from_constants((Node *) lsecond(expr->args)))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the array of %s %s in an anonymization query of an anonymized role must be a constant",
+					format_operator(expr->opno), expr->useOr ? "ANY" : "ALL"),
+			 errdetail("The operator may reject an element with an error, which would show one user's value."),
+			 errhint("Write the array as a constant, or compare one value at a time: x %s a OR x %s b.",
+					 get_opname(expr->opno), get_opname(expr->opno))));
+}
+
+/*
+ * ARRAY[ARRAY[...], ARRAY[...]]: sub-arrays of other dimensions raise an
+ * error that is not a call's, so they must come from the statement's
+ * constants.
+ */
+static void
+check_multidimensional_array(ArrayExpr *array)
+{
+	if (!array->multidims || computed_from_constants((Node *) array->elements))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("a multidimensional ARRAY[...] of arrays computed from rows cannot be used in an anonymization query of an anonymized role"),
+			 errdetail("Sub-arrays of other dimensions raise an error, which would show one user's value."),
+			 errhint("Build a one-dimensional array, or concatenate arrays with array_cat().")));
+}
+
 /* the operators and functions a node calls, with the arguments they see */
 static void
 check_calls(Node *node)
@@ -455,6 +588,7 @@ check_calls(Node *node)
 			break;
 		case T_ScalarArrayOpExpr:
 			check_operator(((ScalarArrayOpExpr *) node)->opno, ((ScalarArrayOpExpr *) node)->args);
+			check_array_of_operator((ScalarArrayOpExpr *) node);
 			break;
 		case T_RowCompareExpr:
 			forthree(o, ((RowCompareExpr *) node)->opnos, l, ((RowCompareExpr *) node)->largs,
@@ -470,6 +604,9 @@ check_calls(Node *node)
 		case T_SortGroupClause:
 			check_operator(((SortGroupClause *) node)->eqop, NIL);
 			check_operator(((SortGroupClause *) node)->sortop, NIL);
+			break;
+		case T_ArrayExpr:
+			check_multidimensional_array((ArrayExpr *) node);
 			break;
 		default:
 			break;

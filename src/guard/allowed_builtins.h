@@ -40,7 +40,6 @@ typedef enum allow_category
 	/* categories of types only */
 	ALLOW_BOOLEAN,
 	ALLOW_NUMBER,
-	ALLOW_ROW,
 	ALLOW_CATEGORY_COUNT_
 } allow_category;
 

@@ -216,7 +216,7 @@ const allowed_builtin allowed_numeric_functions[] = {
 	{2170, "width_bucket(numeric,numeric,numeric,integer)", ALLOW_MATH},
 
 	/*
-	 * ---- comparison (243) ----
+	 * ---- comparison (231) ----
 	 *
 	 * Comparison operators and their helpers (cmp, larger, smaller) of the listed
 	 * types, including the cross-type ones.
@@ -380,18 +380,6 @@ const allowed_builtin allowed_numeric_functions[] = {
 	{1722, "numeric_lt(numeric,numeric)", ALLOW_COMPARISON},
 	{1719, "numeric_ne(numeric,numeric)", ALLOW_COMPARISON},
 	{1766, "numeric_smaller(numeric,numeric)", ALLOW_COMPARISON},
-	{2981, "record_eq(record,record)", ALLOW_COMPARISON},
-	{2986, "record_ge(record,record)", ALLOW_COMPARISON},
-	{2984, "record_gt(record,record)", ALLOW_COMPARISON},
-	{3181, "record_image_eq(record,record)", ALLOW_COMPARISON},
-	{3186, "record_image_ge(record,record)", ALLOW_COMPARISON},
-	{3184, "record_image_gt(record,record)", ALLOW_COMPARISON},
-	{3185, "record_image_le(record,record)", ALLOW_COMPARISON},
-	{3183, "record_image_lt(record,record)", ALLOW_COMPARISON},
-	{3182, "record_image_ne(record,record)", ALLOW_COMPARISON},
-	{2985, "record_le(record,record)", ALLOW_COMPARISON},
-	{2983, "record_lt(record,record)", ALLOW_COMPARISON},
-	{2982, "record_ne(record,record)", ALLOW_COMPARISON},
 	{743, "text_ge(text,text)", ALLOW_COMPARISON},
 	{742, "text_gt(text,text)", ALLOW_COMPARISON},
 	{458, "text_larger(text,text)", ALLOW_COMPARISON},
@@ -471,33 +459,33 @@ const allowed_builtin allowed_numeric_functions[] = {
 	 * Cast functions between listed types (pg_cast).  Casts through a type's text
 	 * I/O are allowed when both types are on the type list below.
 	 */
-	{2075, "\"bit\"(bigint,integer)", ALLOW_CONVERSION},
-	{1685, "\"bit\"(bit,integer,boolean)", ALLOW_CONVERSION},
-	{1683, "\"bit\"(integer,integer)", ALLOW_CONVERSION},
+	{2075, "\"bit\"(bigint,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
+	{1685, "\"bit\"(bit,integer,boolean)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
+	{1683, "\"bit\"(integer,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
 	{78, "\"char\"(integer)", ALLOW_CONVERSION},
 	{944, "\"char\"(text)", ALLOW_CONVERSION},
-	{1200, "\"interval\"(interval,integer)", ALLOW_CONVERSION},
+	{1200, "\"interval\"(interval,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
 	{1370, "\"interval\"(time without time zone)", ALLOW_CONVERSION},
 	{1781, "\"numeric\"(bigint)", ALLOW_CONVERSION},
 	{1743, "\"numeric\"(double precision)", ALLOW_CONVERSION},
 	{1740, "\"numeric\"(integer)", ALLOW_CONVERSION},
 	{3449, "\"numeric\"(jsonb)", ALLOW_CONVERSION},
-	{1703, "\"numeric\"(numeric,integer)", ALLOW_CONVERSION},
+	{1703, "\"numeric\"(numeric,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
 	{1742, "\"numeric\"(real)", ALLOW_CONVERSION},
 	{1782, "\"numeric\"(smallint)", ALLOW_CONVERSION},
 	{1419, "\"time\"(interval)", ALLOW_CONVERSION},
 	{2046, "\"time\"(time with time zone)", ALLOW_CONVERSION},
-	{1968, "\"time\"(time without time zone,integer)", ALLOW_CONVERSION},
+	{1968, "\"time\"(time without time zone,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
 	{2019, "\"time\"(timestamp with time zone)", ALLOW_CONVERSION},
 	{1316, "\"time\"(timestamp without time zone)", ALLOW_CONVERSION},
 	{2024, "\"timestamp\"(date)", ALLOW_CONVERSION},
 	{2027, "\"timestamp\"(timestamp with time zone)", ALLOW_CONVERSION},
-	{1961, "\"timestamp\"(timestamp without time zone,integer)", ALLOW_CONVERSION},
-	{669, "\"varchar\"(character varying,integer,boolean)", ALLOW_CONVERSION},
+	{1961, "\"timestamp\"(timestamp without time zone,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
+	{669, "\"varchar\"(character varying,integer,boolean)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
 	{2557, "bool(integer)", ALLOW_CONVERSION},
 	{3556, "bool(jsonb)", ALLOW_CONVERSION},
 	{860, "bpchar(\"char\")", ALLOW_CONVERSION},
-	{668, "bpchar(character,integer,boolean)", ALLOW_CONVERSION},
+	{668, "bpchar(character,integer,boolean)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
 	{1715, "cidr(inet)", ALLOW_CONVERSION},
 	{1178, "date(timestamp with time zone)", ALLOW_CONVERSION},
 	{2029, "date(timestamp without time zone)", ALLOW_CONVERSION},
@@ -542,12 +530,12 @@ const allowed_builtin allowed_numeric_functions[] = {
 	{401, "text(character)", ALLOW_CONVERSION},
 	{730, "text(inet)", ALLOW_CONVERSION},
 	{1174, "timestamptz(date)", ALLOW_CONVERSION},
-	{1967, "timestamptz(timestamp with time zone,integer)", ALLOW_CONVERSION},
+	{1967, "timestamptz(timestamp with time zone,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
 	{2028, "timestamptz(timestamp without time zone)", ALLOW_CONVERSION},
-	{1969, "timetz(time with time zone,integer)", ALLOW_CONVERSION},
+	{1969, "timetz(time with time zone,integer)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SYNTAX}}},
 	{2047, "timetz(time without time zone)", ALLOW_CONVERSION},
 	{1388, "timetz(timestamp with time zone)", ALLOW_CONVERSION},
-	{1687, "varbit(bit varying,integer,boolean)", ALLOW_CONVERSION},
+	{1687, "varbit(bit varying,integer,boolean)", ALLOW_CONVERSION, {{ARG(2), ALLOW_CONSTANT_SIZE}}},
 };
 
 const int allowed_numeric_function_count = lengthof(allowed_numeric_functions);

@@ -10,10 +10,7 @@
  * The sizes of whole databases and tablespaces (pg_database_size,
  * pg_tablespace_size), which hold private tables, are NULL.
  *
- * The statistics views of tables and indexes (pg_stat_*_tables, ...) and the
- * planner statistics views (pg_stats, ...) are read the same way, row by
- * row, once view expansion has revealed them (at planning): their counters
- * are NULL and their rows of planner statistics absent for those relations.
+ * The statistics views are masked at planning (statistics_views.c).
  */
 #include "postgres.h"
 
@@ -22,10 +19,7 @@
 #include "access/transam.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_namespace.h"
-#include "catalog/pg_statistic.h"
-#include "catalog/pg_statistic_ext.h"
-#include "catalog/pg_statistic_ext_data.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -138,12 +132,38 @@ mask_pg_class_entry(RangeTblEntry *rte)
 	rte->inh = false;
 }
 
-static bool
-is_size_function(Oid funcid)
+/* which masked size a size function of PostgreSQL stands for, or 0 */
+static masked_size_function
+masked_size_of(Oid funcid)
 {
-	return funcid == F_PG_RELATION_SIZE_REGCLASS || funcid == F_PG_RELATION_SIZE_REGCLASS_TEXT ||
-		funcid == F_PG_TOTAL_RELATION_SIZE || funcid == F_PG_TABLE_SIZE ||
-		funcid == F_PG_INDEXES_SIZE;
+	switch (funcid)
+	{
+		case F_PG_RELATION_SIZE_REGCLASS:
+		case F_PG_RELATION_SIZE_REGCLASS_TEXT:
+			return MASKED_RELATION_SIZE;
+		case F_PG_TOTAL_RELATION_SIZE:
+			return MASKED_TOTAL_RELATION_SIZE;
+		case F_PG_TABLE_SIZE:
+			return MASKED_TABLE_SIZE;
+		case F_PG_INDEXES_SIZE:
+			return MASKED_INDEXES_SIZE;
+	}
+	return 0;
+}
+
+/* anon_dp_masked_size(which, rel, fork or NULL) */
+static Expr *
+masked_size(FuncExpr *size)
+{
+	List	   *args = list_make3(makeConst(INT4OID, -1, InvalidOid, 4,
+											Int32GetDatum(masked_size_of(size->funcid)), false, true),
+								  linitial(size->args),
+								  list_length(size->args) > 1 ? lsecond(size->args) :
+								  (Node *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID));
+	FuncExpr   *call = (FuncExpr *) call_function(anon_dp_emitted_function(EMIT_MASKED_SIZE), args);
+
+	call->location = size->location;
+	return (Expr *) call;
 }
 
 /* sizes of whole databases and tablespaces: they hold private tables */
@@ -169,13 +189,8 @@ mask_mutator(Node *node, void *context)
 		return (Node *) query_tree_mutator(query, mask_mutator, context, QTW_DONT_COPY_QUERY);
 	}
 	node = expression_tree_mutator(node, mask_mutator, context);
-	if (IsA(node, FuncExpr) && is_size_function(((FuncExpr *) node)->funcid))
-	{
-		FuncExpr   *size = (FuncExpr *) node;
-
-		return (Node *) masked(copyObject(linitial(size->args)), (Expr *) size,
-							   (Expr *) makeNullConst(size->funcresulttype, -1, InvalidOid));
-	}
+	if (IsA(node, FuncExpr) && masked_size_of(((FuncExpr *) node)->funcid) != 0)
+		return (Node *) masked_size((FuncExpr *) node);
 	if (IsA(node, FuncExpr) && is_storage_size_function(((FuncExpr *) node)->funcid))
 		return (Node *) makeNullConst(((FuncExpr *) node)->funcresulttype, -1, InvalidOid);
 	return node;
@@ -191,127 +206,4 @@ mask_catalog_statistics(Query *query)
 		return;
 	inner = anon_dp_utility_query(query->utilityStmt);
 	mask_mutator((Node *) (inner != NULL ? inner : query), NULL);
-}
-
-/* ---- statistics views, at planning ---- */
-
-/* views of pg_catalog read masked (mask_statistics_view); every other pg_stat* stays refused */
-static const char *const masked_statistics_views[] = {
-	"pg_stat_all_tables", "pg_stat_user_tables", "pg_stat_sys_tables",
-	"pg_stat_xact_all_tables", "pg_stat_xact_user_tables", "pg_stat_xact_sys_tables",
-	"pg_statio_all_tables", "pg_statio_user_tables", "pg_statio_sys_tables",
-	"pg_stat_all_indexes", "pg_stat_user_indexes", "pg_stat_sys_indexes",
-	"pg_statio_all_indexes", "pg_statio_user_indexes", "pg_statio_sys_indexes",
-	"pg_statio_all_sequences", "pg_statio_user_sequences", "pg_statio_sys_sequences",
-	"pg_stats", "pg_stats_ext", "pg_stats_ext_exprs",
-};
-
-bool
-statistics_view_is_masked(Oid relid)
-{
-	const char *name;
-	size_t		i;
-
-	if (get_rel_relkind(relid) != RELKIND_VIEW || get_rel_namespace(relid) != PG_CATALOG_NAMESPACE ||
-		!OidIsValid(anon_dp_emitted_function_if_installed(EMIT_VISIBLE_RELATION)))
-		return false;
-	name = get_rel_name(relid);
-	for (i = 0; name != NULL && i < lengthof(masked_statistics_views); i++)
-		if (strcmp(name, masked_statistics_views[i]) == 0)
-			return true;
-	return false;
-}
-
-/* pg_stat_get_<counter>(relation oid): the per-relation counters of the views */
-static bool
-is_relation_counter(FuncExpr *call)
-{
-	char	   *name;
-
-	if (call->funcid >= FirstNormalObjectId || list_length(call->args) != 1 ||
-		exprType((Node *) linitial(call->args)) != OIDOID)
-		return false;
-	name = get_func_name(call->funcid);
-	return name != NULL && strncmp(name, "pg_stat_get_", 12) == 0;
-}
-
-bool
-statistics_call_is_masked(Node *node)
-{
-	FuncExpr   *call = (FuncExpr *) node;
-	Node	   *arg;
-
-	if (!IsA(node, FuncExpr) || !is_relation_counter(call))
-		return false;
-	arg = (Node *) linitial(call->args);
-	return IsA(arg, FuncExpr) &&
-		anon_dp_is_emitted_function(((FuncExpr *) arg)->funcid, EMIT_VISIBLE_RELATION);
-}
-
-/* pg_stat_get_<counter>(anon_dp_visible_relation(relation)), in place */
-static bool
-counter_masking_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, counter_masking_walker, context, 0);
-	if (IsA(node, FuncExpr) && is_relation_counter((FuncExpr *) node) &&
-		!statistics_call_is_masked(node))
-		((FuncExpr *) node)->args =
-			list_make1(call_function(anon_dp_emitted_function(EMIT_VISIBLE_RELATION),
-									 ((FuncExpr *) node)->args));
-	return expression_tree_walker(node, counter_masking_walker, context);
-}
-
-/*
- * Planner statistics: the rows of relations whose statistics are visible
- * (WHERE ... AND anon_dp_statistics_visible(relation)), and the hidden
- * catalogs they are read from marked as read masked.
- */
-static void
-keep_visible_statistics(Query *view)
-{
-	ListCell   *lc;
-	int			rti = 0;
-
-	foreach(lc, view->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-		AttrNumber	relation_column = InvalidAttrNumber;
-
-		rti++;
-		if (rte->rtekind != RTE_RELATION)
-			continue;
-		if (rte->relid == StatisticRelationId)
-			relation_column = Anum_pg_statistic_starelid;
-		else if (rte->relid == StatisticExtRelationId)
-			relation_column = Anum_pg_statistic_ext_stxrelid;
-		else if (rte->relid != StatisticExtDataRelationId)
-			continue;
-		mark_entry(rte);
-		if (relation_column != InvalidAttrNumber)
-			view->jointree->quals =
-				make_and_qual(view->jointree->quals,
-							  (Node *) call_function(anon_dp_emitted_function(EMIT_STATISTICS_VISIBLE),
-													 list_make1(makeVar(rti, relation_column, OIDOID,
-																		-1, InvalidOid, 0))));
-	}
-}
-
-void
-mask_statistics_view(Query *expanded_view)
-{
-	RangeTblEntry *first;
-
-	/* an expanded view keeps its own entry first (OLD) */
-	if (expanded_view->rtable == NIL)
-		return;
-	first = (RangeTblEntry *) linitial(expanded_view->rtable);
-	if (first->rtekind != RTE_RELATION || !statistics_view_is_masked(first->relid))
-		return;
-	query_tree_walker(expanded_view, counter_masking_walker, NULL, 0);
-	keep_visible_statistics(expanded_view);
-	/* the view's own entry, checked at executor start: read masked */
-	mark_entry(first);
 }

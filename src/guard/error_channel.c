@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/elog.h"
 
@@ -94,11 +95,42 @@ is_leak_warning(ErrorData *edata)
 		 (edata->filename != NULL && strcmp(edata->filename, "resowner.c") == 0));
 }
 
+/*
+ * LOG and DEBUG messages of an anonymized session: debug_print_plan and its
+ * siblings print the planner's row estimates (from the statistics of private
+ * columns), trace_sort the sizes of sorts.  They stay in the server log,
+ * whatever client_min_messages says.  (Reentrant: the check reads catalogs,
+ * which may log.)
+ */
+static bool
+debug_message_of_anonymized_session(ErrorData *edata)
+{
+	static bool checking = false;
+	bool		anonymized;
+
+	if (edata->elevel >= NOTICE || !edata->output_to_client || checking ||
+		!IsTransactionState())
+		return false;
+	checking = true;
+	PG_TRY();
+	{
+		anonymized = anon_dp_session_is_anonymized();
+	}
+	PG_FINALLY();
+	{
+		checking = false;
+	}
+	PG_END_TRY();
+	return anonymized;
+}
+
 void
 error_channel_filter(ErrorData *edata)
 {
 	if (guarded_runs > 0 && edata->elevel < ERROR)
 		edata->output_to_client = false;
 	else if (guarded_once && is_leak_warning(edata))
+		edata->output_to_client = false;
+	else if (debug_message_of_anonymized_session(edata))
 		edata->output_to_client = false;
 }

@@ -6,7 +6,6 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "catalog/pg_class.h"
 #include "utils/acl.h"
 
@@ -34,8 +33,13 @@ guard_executor_permissions(List *range_table, bool ereport_on_violation)
 {
 	ListCell   *lc;
 
-	/* a parallel worker runs a plan its leader has checked */
-	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+	/*
+	 * Parallel workers too: the leader checked the plan it hands them, but
+	 * the statements of a function body that runs only in a worker (not
+	 * inlined, PARALLEL SAFE) start their executor there; the worker has the
+	 * leader's session and current user, settings and marks.
+	 */
+	if (!anon_dp_session_is_anonymized())
 		return true;
 
 	foreach(lc, range_table)

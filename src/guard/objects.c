@@ -153,34 +153,6 @@ check_catalog(Oid relid, Bitmapset *selected)
 				 errhint("Select the pg_class columns you need by name, leaving out reltuples, relpages and relallvisible.")));
 }
 
-static bool
-builtin_function_is_hidden(const char *name)
-{
-	if (strncmp(name, "pg_stat_get_", 12) == 0)
-		return strcmp(name, "pg_stat_get_activity") != 0 &&
-			strncmp(name, "pg_stat_get_backend_", 20) != 0;
-	return strcmp(name, "nextval") == 0 || strcmp(name, "currval") == 0 ||
-		strcmp(name, "setval") == 0 || strcmp(name, "lastval") == 0 ||
-		strcmp(name, "pg_sequence_last_value") == 0 || strcmp(name, "pg_lock_status") == 0 ||
-		strcmp(name, "pg_blocking_pids") == 0 || strcmp(name, "pg_safe_snapshot_blocking_pids") == 0;
-}
-
-void
-check_hidden_builtin(Oid funcid, void *unused)
-{
-	char	   *name;
-
-	if (funcid >= FirstNormalObjectId)
-		return;
-	name = get_func_name(funcid);
-	if (name != NULL && builtin_function_is_hidden(name))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for function %s: anonymized roles cannot read row counters", name),
-				 errdetail("%s() reveals how many rows a table holds or has numbered.", name),
-				 errhint("Ask for the numbers with an anonymization query, for example SELECT ANON_COUNT(*) FROM t.")));
-}
-
 static Oid
 operator_function(Oid opno, Oid opfuncid)
 {

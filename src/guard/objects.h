@@ -34,9 +34,6 @@ extern bool catalog_is_hidden(const char *name);
 extern const char *hidden_pg_class_column(Bitmapset *columns);
 extern void check_catalog(Oid relid, Bitmapset *selected);
 
-/* Statistics and sequence counters among the built-in functions: ERROR. */
-extern void check_hidden_builtin(Oid funcid, void *unused);
-
 /* Calls check(funcid, arg) for every function the node itself calls. */
 extern void for_each_called_function(Node *node, void (*check) (Oid funcid, void *arg),
 									 void *arg);

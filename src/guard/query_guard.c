@@ -22,6 +22,7 @@
 #include "guard/catalog_masking.h"
 #include "guard/discovery.h"
 #include "guard/guard.h"
+#include "guard/hidden_builtins.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -42,7 +43,7 @@ check_function(Oid funcid, void *arg)
 
 	if (!OidIsValid(funcid))
 		return;
-	check_hidden_builtin(funcid, NULL);
+	refuse_hidden_builtin_call(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;
@@ -208,6 +209,90 @@ guard_anonymization_statement(Query *query)
 				 errhint("Write the released rows with INSERT INTO ... SELECT or CREATE TABLE ... AS SELECT.")));
 }
 
+/*
+ * EXPLAIN of a statement that reads private rows (an anonymization query,
+ * directly or in a view), for a role labelled 'anonymized': the plan the
+ * optimizer chooses depends on the statistics of private columns
+ * (their histograms hold single users' values), and plans compared as a
+ * filter's constant moves reveal them, with nothing run or charged.  A data
+ * owner who lowered a session with anon_dp.access_level may look.
+ */
+static bool reads_private_rows_walker(Node *node, void *context);
+
+/*
+ * a view whose definition reads private rows, also in anonymization queries
+ * (expanding lists the views in progress: a stored view names itself)
+ */
+static bool
+view_reads_private_rows(Oid viewid, List **expanding)
+{
+	Relation	view;
+	Query	   *definition;
+	bool		result;
+
+	if (list_member_oid(*expanding, viewid))
+		return false;
+	check_stack_depth();
+	*expanding = lappend_oid(*expanding, viewid);
+	view = relation_open(viewid, AccessShareLock);
+	definition = copyObject(get_view_query(view));
+	relation_close(view, AccessShareLock);
+	result = reads_private_rows_walker((Node *) definition, expanding);
+	*expanding = list_delete_last(*expanding);
+	return result;
+}
+
+static bool
+reads_private_rows_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+			if (rte->rtekind != RTE_RELATION)
+				continue;
+			switch (classify_relation(rte->relid))
+			{
+				case RELATION_PRIVATE:
+					return true;
+				case RELATION_VIEW:
+					if (view_reads_private_rows(rte->relid, (List **) context))
+						return true;
+					break;
+				default:
+					break;
+			}
+		}
+		return query_tree_walker((Query *) node, reads_private_rows_walker, context, 0);
+	}
+	return expression_tree_walker(node, reads_private_rows_walker, context);
+}
+
+static void
+guard_explained_anonymization(Query *query)
+{
+	Query	   *explained;
+	List	   *expanding = NIL;
+
+	if (query->utilityStmt == NULL || !IsA(query->utilityStmt, ExplainStmt) ||
+		!anon_dp_role_is_anonymized(anon_dp_budget_role()))
+		return;
+	explained = anon_dp_utility_query(query->utilityStmt);
+	if (explained == NULL || !reads_private_rows_walker((Node *) explained, &expanding))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("EXPLAIN of an anonymization query is not allowed for an anonymized role"),
+			 errdetail("The plan the optimizer chooses depends on the statistics of private columns, which hold single users' values."),
+			 errhint("SELECT * FROM anon_dp_explain('<query>') states what the query releases, its noise and its cost.")));
+}
+
 void
 guard_analyzed_statement(Query *query)
 {
@@ -220,6 +305,7 @@ guard_analyzed_statement(Query *query)
 	answer_empty_probe(query);
 	mask_catalog_statistics(query);
 	guard_walker((Node *) query, &cxt);
+	guard_explained_anonymization(query);
 	if (cxt.anonymization_found)
 		guard_anonymization_statement(query);
 	answer_privilege_questions(query);
@@ -250,8 +336,7 @@ plan_guard_walker(Node *node, void *context)
 		mask_statistics_view(query);
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
-	if (!statistics_call_is_masked(node))
-		for_each_called_function(node, check_hidden_builtin, NULL);
+	for_each_called_function(node, refuse_hidden_builtin_call, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 

@@ -5,23 +5,28 @@
  * Which calls: functions and operators of the allow-list and I/O casts
  * between its types (known to hold nothing when they raise) that are
  * parallel safe (a wrapper is parallel safe; wrapping anything else would
- * hide its hazard from the planner), in the levels that read private rows:
- * the per-user level the anonymizer built and everything below it (its FROM,
- * WHERE, subqueries, views, and the arguments of the per-user partials).
+ * hide its hazard from the planner), in every level of a statement that
+ * reads private rows: the levels that scan them, and every level that sees a
+ * value computed from them (subqueries, WITH queries and views in between,
+ * the arguments of the ANON_* aggregates, and the released levels above,
+ * where wrapping costs nothing but a NULL for an error).
  * Comparison operators of btree operator families are left as they are: they
- * never reject a valid value of their type.  Levels above (released and
- * post-processing) see released values only.
+ * never reject a valid value of their type.
  *
  * The wrappers are placed at planning, so stored views and prepared
  * statements keep the query as written; each plan gets them afresh.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "guard/allow_list.h"
@@ -42,10 +47,49 @@ by_volatility(char volatility, anon_dp_emitted immutable, anon_dp_emitted stable
  * to hold nothing when it raises), one result, parallel safe
  */
 static bool
+written_in_sql(Oid funcid)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	bool		sql;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	sql = ((Form_pg_proc) GETSTRUCT(tuple))->prolang == SQLlanguageId;
+	ReleaseSysCache(tuple);
+	return sql;
+}
+
+static bool
 wrappable(Oid funcid)
 {
 	return allowed_builtin_lookup(funcid) != NULL && !get_func_retset(funcid) &&
-		func_parallel(funcid) == PROPARALLEL_SAFE;
+		func_parallel(funcid) == PROPARALLEL_SAFE && !written_in_sql(funcid);
+}
+
+/*
+ * A listed function written in SQL (log(numeric), anytextcat behind
+ * text || value, interval + date, ...) is not wrapped: a wrapper catching an
+ * error in the middle of its body would leave the body's execution state
+ * behind for the next row.  Its body is inlined instead, as the planner
+ * would, and the calls the body makes are wrapped.
+ */
+static Node *safe_mutator(Node *node, void *context);
+
+static Node *
+inline_sql_call(Node *node, Oid funcid, void *context)
+{
+	Node	   *inlined = eval_const_expressions(NULL, node);
+
+	if ((IsA(inlined, FuncExpr) && ((FuncExpr *) inlined)->funcid == funcid) ||
+		(IsA(inlined, OpExpr) && ((OpExpr *) inlined)->opfuncid == funcid))
+		return inlined;			/* not inlined: not SAFE (errors: the fixed one) */
+	return safe_mutator(inlined, context);
+}
+
+static bool
+listed_sql_function(Oid funcid)
+{
+	return allowed_builtin_lookup(funcid) != NULL && written_in_sql(funcid);
 }
 
 /*
@@ -116,12 +160,24 @@ safe_mutator(Node *node, void *context)
 	if (IsA(node, Query))
 		return (Node *) query_tree_mutator((Query *) node, safe_mutator, context, 0);
 	node = expression_tree_mutator(node, safe_mutator, context);
+	if (IsA(node, FuncExpr) && listed_sql_function(((FuncExpr *) node)->funcid))
+		return inline_sql_call(node, ((FuncExpr *) node)->funcid, context);
+	if (IsA(node, OpExpr))
+	{
+		set_opfuncid((OpExpr *) node);
+		if (listed_sql_function(((OpExpr *) node)->opfuncid))
+			return inline_sql_call(node, ((OpExpr *) node)->opfuncid, context);
+	}
 	if (IsA(node, FuncExpr))
 	{
 		FuncExpr   *f = (FuncExpr *) node;
 
-		/* without arguments a call cannot fail on a value */
-		if (f->args != NIL && wrappable(f->funcid))
+		/*
+		 * without arguments a call cannot fail on a value; a call with
+		 * VARIADIC written out hands its array to a variadic "any" parameter
+		 * as one value, which the wrapper's call could not tell apart
+		 */
+		if (f->args != NIL && !f->funcvariadic && wrappable(f->funcid))
 			return (Node *) safe_call(f->funcid, f->funcresulttype, f->args, f->funccollid,
 									  f->inputcollid, f->location);
 	}
@@ -154,28 +210,31 @@ reads_marked_relation(Query *query)
 	return false;
 }
 
-/* find the levels that read private rows; make them (and all below) safe in place */
+/* whether the statement reads a marked (private) input anywhere */
 static bool
-find_private_levels_walker(Node *node, void *context)
+reads_private_rows_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
 	{
-		Query	   *query = (Query *) node;
-
-		if (reads_marked_relation(query))
-		{
-			query_tree_mutator(query, safe_mutator, context, QTW_DONT_COPY_QUERY);
-			return false;
-		}
-		return query_tree_walker(query, find_private_levels_walker, context, 0);
+		if (reads_marked_relation((Query *) node))
+			return true;
+		return query_tree_walker((Query *) node, reads_private_rows_walker, context, 0);
 	}
-	return expression_tree_walker(node, find_private_levels_walker, context);
+	return expression_tree_walker(node, reads_private_rows_walker, context);
 }
 
+/*
+ * Every level of a statement that reads private rows, not only the levels
+ * that scan them: a value computed from private rows in a subquery, a WITH
+ * query or a view is still private in the levels above (the arguments of
+ * the ANON_* aggregates among them), and a call there that rejected it
+ * would fail the statement on one user's value.
+ */
 void
 make_private_calls_safe(Query *query)
 {
-	find_private_levels_walker((Node *) query, NULL);
+	if (reads_private_rows_walker((Node *) query, NULL))
+		query_tree_mutator(query, safe_mutator, NULL, QTW_DONT_COPY_QUERY);
 }

@@ -144,7 +144,7 @@ def main():
             return False
         statement = entry[3]
         for name, null in STANDINS.items():
-            statement = re.sub(r"(public\.)?\b%s\(\s*\)" % name, null, statement)
+            statement = re.sub(r"((public|anon_dp_internal)\.)?\b%s\(\s*\)" % name, null, statement)
         run = subprocess.run(shlex.split(args.stock_psql) +
                              ["-X", "-q", "-c", "BEGIN", "-c", "SET LOCAL statement_timeout = '10s'",
                               "-c", statement, "-c", "ROLLBACK"],
