@@ -20,7 +20,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o src/an
 	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o src/anonymizer/unresolved_calls.o src/anonymizer/contributions.o \
 	src/anonymizer/bounding_plan.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/marks.o \
+GUARD_OBJS = src/guard/labels.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/failures.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layout.o src/bound/bound_partials.o \
@@ -32,7 +32,7 @@ BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
 	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/canonical_keys.o src/functions/auto_bounds.o \
-	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o src/functions/allow_list_functions.o src/functions/contribution_histogram.o
+	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o src/functions/allow_list_functions.o src/functions/failure_functions.o src/functions/contribution_histogram.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)
 

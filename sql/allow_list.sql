@@ -144,6 +144,14 @@ SELECT ANON_COUNT(*) FROM al_people WHERE length(bpchar(small::char, CASE WHEN u
 SELECT ANON_COUNT(*) FROM al_people WHERE "interval"(interval '1 day', CASE WHEN uid = 42 THEN 0 ELSE -1 END) IS NULL;
 SELECT ANON_COUNT(*) FROM (SELECT uid, array_agg(tags) AS t FROM al_people GROUP BY uid) p;
 SELECT ANON_COUNT(*) FROM (SELECT uid, jsonb_object_agg(small, uid) AS o FROM al_people GROUP BY uid) p;
+SELECT ANON_COUNT(*) FROM (SELECT uid, percentile_cont(uid / 1000.0) WITHIN GROUP (ORDER BY salary) AS m
+                           FROM al_people GROUP BY uid) p;
+SELECT ANON_COUNT(*) FROM al_people WHERE (SELECT k FROM al_pub WHERE k <= uid % 3) = 1;
+SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY(SELECT ARRAY[k, uid] FROM al_pub WHERE k < 3) IS NULL;
+-- ... a subquery that returns one row whatever the data stays allowed
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people
+WHERE (SELECT max(k) FROM al_pub WHERE k <= uid) > 0 AND (SELECT v FROM al_pub WHERE k = 1) = 'v1'
+  AND (SELECT k FROM al_pub WHERE k >= uid % 50 LIMIT 1) IS NOT NULL;
 -- ... and NULL for the row where a listed call raises them (SAFE: features
 -- not supported for a value, syntax of a value parsed as code)
 SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
@@ -328,6 +336,41 @@ SELECT ANON_COUNT(*) FROM al_people WHERE format('%s-%s', small, uid) <> '';
 -- the list as analysts see it
 SELECT category, count(*) > 0 AS listed FROM anon_dp_allow_list()
 WHERE kind = 'function' GROUP BY category ORDER BY category;
+
+-- ==== failed statements are counted, and bounded per role ====
+-- (red team round 2: with a tiny epsilon and PL/pgSQL handlers, failures were
+-- a free one-bit channel, 74 probes for an SSN.)  A per-user sum that
+-- overflows still fails on one user's value; after anon_dp.max_failed_statements
+-- failures the role's anonymization queries are suspended until a data owner
+-- resets the count
+RESET SESSION AUTHORIZATION;
+SET anon_dp.max_failed_statements = 2;   -- a data owner's setting (ALTER ROLE ... SET)
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+SET anon_dp.max_failed_statements = 1000;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_before;
+DO $$
+BEGIN
+  FOR i IN 1 .. 3 LOOP
+    BEGIN
+      PERFORM ANON_COUNT(*) FROM (SELECT uid, sum(CASE WHEN uid = 42 THEN 1e308 ELSE 0 END::float8) AS s
+                                  FROM al_people, (VALUES (1), (2)) v(n) GROUP BY uid) p WHERE s >= 0;
+      RAISE NOTICE 'probe % ran', i;
+    EXCEPTION WHEN OTHERS THEN
+      RAISE NOTICE 'probe %: %', i, SQLERRM;
+    END;
+  END LOOP;
+END $$;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after;
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people;
+SELECT anon_dp_reset_failures('al_analyst');
+RESET SESSION AUTHORIZATION;
+SELECT anon_dp_reset_failures('al_analyst');
+RESET anon_dp.max_failed_statements;
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after_reset,
+       (SELECT ANON_COUNT(*) > 900 FROM al_people) AS released;
 
 -- ==== outside anonymization queries nothing private is within reach ====
 SELECT length(repeat('x', 3)) AS plain, format('%s', 1) AS formatted;

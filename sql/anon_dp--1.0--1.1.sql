@@ -86,6 +86,23 @@ RETURNS bigint AS 'MODULE_PATHNAME', 'anon_dp_masked_size'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
 --------------------------------------------------------------------------
+-- Failed anonymization statements (doc/access.md section 5)
+--------------------------------------------------------------------------
+
+-- How many anonymization statements of the role failed in this database since
+-- the server started or the count was reset: each failure can carry one bit
+-- of one user's value, and anon_dp.max_failed_statements suspends the role's
+-- anonymization queries when the count reaches it
+CREATE FUNCTION anon_dp_failed_statements(role regrole)
+RETURNS int4 AS 'MODULE_PATHNAME', 'anon_dp_failed_statements'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- back to 0, lifting a suspension (superusers and anon_dp.label_admin_role)
+CREATE FUNCTION anon_dp_reset_failures(role regrole)
+RETURNS void AS 'MODULE_PATHNAME', 'anon_dp_reset_failures'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+--------------------------------------------------------------------------
 -- Released values inside what is possible (doc/functions.md, "Released
 -- values stay inside what the bounds allow")
 --------------------------------------------------------------------------

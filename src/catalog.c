@@ -83,6 +83,10 @@ static const struct
 	{"anon_dp_epsilon_share", EXTENSION_SCHEMA},
 	{"anon_dp_explain", EXTENSION_SCHEMA},
 	{"anon_dp_interval_array", EXTENSION_SCHEMA},
+	{"anon_dp_failed_statements", EXTENSION_SCHEMA},
+	{"anon_dp_reset_failures", EXTENSION_SCHEMA},	/* data owners: refused inside */
+	{"anon_dp_set_budget", EXTENSION_SCHEMA},
+	{"anon_dp_reset_budget", EXTENSION_SCHEMA},
 	{"anon_dp_tau", EXTENSION_SCHEMA},
 	{"anon_dp_tau_continuous", EXTENSION_SCHEMA},
 	{"anon_dp_random", EXTENSION_SCHEMA},

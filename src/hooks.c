@@ -46,7 +46,9 @@
 #include "budget/ledger.h"
 #include "catalog.h"
 #include "guard/error_channel.h"
+#include "guard/failures.h"
 #include "guard/guard.h"
+#include "guard/roles.h"
 #include "guard/hidden_builtins.h"
 #include "hooks.h"
 
@@ -79,6 +81,7 @@ anon_dp_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	ledger_request_shmem();
+	failures_request_shmem();
 }
 
 static void
@@ -87,6 +90,7 @@ anon_dp_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	ledger_startup_shmem();
+	failures_startup_shmem();
 }
 
 static void
@@ -137,7 +141,11 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 	if (preloaded)
+	{
+		if (error_channel_guards(queryDesc->plannedstmt))
+			failures_check(anon_dp_budget_role());
 		budget_charge_statement(queryDesc, eflags);
+	}
 }
 
 /* the arguments of ExecutorRun, for error_channel_run */

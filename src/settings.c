@@ -31,6 +31,7 @@ double		anon_dp_max_epsilon = 1.0;
 double		anon_dp_max_delta = 1e-5;
 double		anon_dp_default_budget_epsilon = 10.0;
 double		anon_dp_default_budget_delta = 1e-4;
+int			anon_dp_max_failed_statements = 100;
 
 static const struct config_enum_entry access_level_options[] = {
 	{"full", ANON_DP_ACCESS_FULL, false},
@@ -300,6 +301,15 @@ anon_dp_define_settings(void)
 							 1e-4, 0.0, 1.0,
 							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("anon_dp.max_failed_statements",
+							"Failed anonymization statements after which an anonymized role's anonymization queries are suspended.",
+							"Whether a statement failed can depend on one user's value; 0 means no limit. "
+							"anon_dp_reset_failures() resets a role's count; superusers only.",
+							&anon_dp_max_failed_statements,
+							100, 0, INT_MAX,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("anon_dp");
 }

@@ -71,6 +71,7 @@ extern double anon_dp_max_epsilon;	/* per anonymization query */
 extern double anon_dp_max_delta;
 extern double anon_dp_default_budget_epsilon;	/* a role without a budget */
 extern double anon_dp_default_budget_delta;
+extern int	anon_dp_max_failed_statements;	/* per role and database (failures.h) */
 
 extern void anon_dp_define_settings(void);
 

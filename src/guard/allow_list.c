@@ -568,6 +568,98 @@ check_multidimensional_array(ArrayExpr *array)
 			 errhint("Build a one-dimensional array, or concatenate arrays with array_cat().")));
 }
 
+/*
+ * percentile_cont(0.5) WITHIN GROUP (...): the direct arguments of an
+ * ordered-set aggregate are checked by the aggregate (a fraction outside
+ * [0, 1] raises), not SAFE, so they must be constants.
+ */
+static void
+check_direct_arguments(Aggref *aggregate)
+{
+	if (aggregate->aggdirectargs == NIL ||
+		computed_from_constants((Node *) aggregate->aggdirectargs))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the direct arguments of %s must be constants in an anonymization query of an anonymized role",
+					format_procedure(aggregate->aggfnoid)),
+			 errdetail("A value the aggregate rejects (a fraction outside [0, 1]) raises an error, which would show one user's value."),
+			 errhint("Write the fraction as a literal, for example percentile_cont(0.5) WITHIN GROUP (ORDER BY x).")));
+}
+
+/* whether a subquery reads a column of a query level outside it */
+static bool
+outer_reference_walker(Node *node, int *depth)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > *depth;
+	if (IsA(node, Aggref))
+	{
+		if ((int) ((Aggref *) node)->agglevelsup > *depth)
+			return true;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		(*depth)++;
+		found = query_tree_walker((Query *) node, outer_reference_walker, depth, 0);
+		(*depth)--;
+		return found;
+	}
+	return expression_tree_walker(node, outer_reference_walker, depth);
+}
+
+/* a query that returns at most one row whatever the data: an aggregate, or LIMIT 1 */
+static bool
+returns_at_most_one_row(Query *query)
+{
+	Node	   *limit;
+
+	if (query->hasAggs && query->groupClause == NIL && query->groupingSets == NIL &&
+		query->havingQual == NULL && query->setOperations == NULL && !query->hasTargetSRFs)
+		return true;
+	if (query->limitCount == NULL || query->limitOption != LIMIT_OPTION_COUNT)
+		return false;
+	limit = eval_const_expressions(NULL, copyObject(query->limitCount));
+	return IsA(limit, Const) && !((Const *) limit)->constisnull &&
+		((Const *) limit)->consttype == INT8OID &&
+		DatumGetInt64(((Const *) limit)->constvalue) <= 1;
+}
+
+/*
+ * A subquery used as a value and correlated with the query around it (so
+ * with private values): more than one row raises an error, and so do arrays
+ * of other dimensions gathered by ARRAY(SELECT ...); neither is SAFE, so
+ * each would fail the query on one user's value.
+ */
+static void
+check_sublink_rows(SubLink *sublink)
+{
+	Query	   *subquery = (Query *) sublink->subselect;
+	int			depth = 0;
+
+	if (!IsA(subquery, Query) ||
+		!query_tree_walker(subquery, outer_reference_walker, &depth, 0))
+		return;
+	if ((sublink->subLinkType == EXPR_SUBLINK || sublink->subLinkType == ROWCOMPARE_SUBLINK) &&
+		!returns_at_most_one_row(subquery))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated subquery used as a value must return at most one row in an anonymization query of an anonymized role"),
+				 errdetail("More than one row raises an error, which would show one user's value."),
+				 errhint("Aggregate it (SELECT max(...)), add LIMIT 1, or test with EXISTS or IN.")));
+	if (sublink->subLinkType == ARRAY_SUBLINK && subquery->targetList != NIL &&
+		OidIsValid(get_element_type(exprType((Node *) ((TargetEntry *) linitial(subquery->targetList))->expr))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a correlated ARRAY(SELECT ...) of arrays cannot be used in an anonymization query of an anonymized role"),
+				 errdetail("Arrays of other dimensions raise an error, which would show one user's value."),
+				 errhint("Gather one-dimensional values, or concatenate arrays with array_cat().")));
+}
+
 /* the operators and functions a node calls, with the arguments they see */
 static void
 check_calls(Node *node)
@@ -597,6 +689,10 @@ check_calls(Node *node)
 			break;
 		case T_Aggref:
 			check_call(((Aggref *) node)->aggfnoid, NIL);
+			check_direct_arguments((Aggref *) node);
+			break;
+		case T_SubLink:
+			check_sublink_rows((SubLink *) node);
 			break;
 		case T_WindowFunc:
 			check_call(((WindowFunc *) node)->winfnoid, ((WindowFunc *) node)->args);

@@ -4,7 +4,7 @@
  *
  * What remains is one bit per statement: whether it failed.  The original
  * error's SQLSTATE (not its text, which may hold a private value) goes to
- * the server log.
+ * the server log, and the failure is counted for the role (failures.h).
  */
 #include "postgres.h"
 
@@ -14,6 +14,7 @@
 #include "utils/elog.h"
 
 #include "guard/error_channel.h"
+#include "guard/failures.h"
 #include "guard/marks.h"
 #include "guard/roles.h"
 
@@ -41,12 +42,14 @@ error_channel_guards(PlannedStmt *statement)
 }
 
 static void
-raise_generic_error(MemoryContext context)
+raise_generic_error(MemoryContext context, Oid role)
 {
 	int			sqlerrcode;
 
 	MemoryContextSwitchTo(context);
 	sqlerrcode = geterrcode();
+	/* a cancel counts too: a statement_timeout can end a branch one value made slow */
+	failures_record(role);
 	if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 		PG_RE_THROW();			/* a cancel or statement_timeout: the caller's own */
 	FlushErrorState();
@@ -65,6 +68,7 @@ void
 error_channel_run(void (*step) (void *arg), void *arg)
 {
 	MemoryContext context = CurrentMemoryContext;
+	Oid			role = anon_dp_budget_role();	/* whose failure it would be */
 
 	guarded_runs++;
 	guarded_once = true;
@@ -75,7 +79,7 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	PG_CATCH();
 	{
 		guarded_runs--;
-		raise_generic_error(context);
+		raise_generic_error(context, role);
 	}
 	PG_END_TRY();
 	guarded_runs--;

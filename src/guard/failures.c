@@ -1,0 +1,143 @@
+/*
+ * failures.c -- the failed anonymization statements of each role
+ * (failures.h).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/hsearch.h"
+
+#include "guard/failures.h"
+#include "settings.h"
+
+/* roles with failures the server keeps counts for (a full table refuses) */
+#define FAILURE_ROLES 4096
+
+typedef struct failure_key
+{
+	Oid			database;
+	Oid			role;
+} failure_key;
+
+typedef struct failure_entry
+{
+	failure_key key;
+	int			count;
+} failure_entry;
+
+static HTAB *failures = NULL;
+static LWLock *failures_lock = NULL;
+
+void
+failures_request_shmem(void)
+{
+	RequestAddinShmemSpace(hash_estimate_size(FAILURE_ROLES, sizeof(failure_entry)));
+	RequestNamedLWLockTranche("anon_dp_failures", 1);
+}
+
+void
+failures_startup_shmem(void)
+{
+	HASHCTL		ctl;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	ctl.keysize = sizeof(failure_key);
+	ctl.entrysize = sizeof(failure_entry);
+	failures = ShmemInitHash("anon_dp failures", FAILURE_ROLES, FAILURE_ROLES, &ctl,
+							 HASH_ELEM | HASH_BLOBS);
+	failures_lock = &(GetNamedLWLockTranche("anon_dp_failures"))->lock;
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static failure_key
+key_of(Oid roleid)
+{
+	failure_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.database = MyDatabaseId;
+	key.role = roleid;
+	return key;
+}
+
+int
+failures_of(Oid roleid)
+{
+	failure_key key = key_of(roleid);
+	failure_entry *entry;
+	int			count;
+
+	if (failures == NULL)
+		return 0;
+	LWLockAcquire(failures_lock, LW_SHARED);
+	entry = hash_search(failures, &key, HASH_FIND, NULL);
+	count = entry != NULL ? entry->count : 0;
+	LWLockRelease(failures_lock);
+	return count;
+}
+
+/* a failure of the role could not be counted: the table is full */
+static bool
+table_full_without(Oid roleid)
+{
+	failure_key key = key_of(roleid);
+	bool		full;
+
+	LWLockAcquire(failures_lock, LW_SHARED);
+	full = hash_get_num_entries(failures) >= FAILURE_ROLES &&
+		hash_search(failures, &key, HASH_FIND, NULL) == NULL;
+	LWLockRelease(failures_lock);
+	return full;
+}
+
+void
+failures_check(Oid roleid)
+{
+	int			count;
+
+	if (anon_dp_max_failed_statements <= 0 || failures == NULL)
+		return;
+	count = failures_of(roleid);
+	if (count < anon_dp_max_failed_statements && !table_full_without(roleid))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("anonymization queries of role \"%s\" are suspended: %d of them failed in this database",
+					GetUserNameFromId(roleid, true) ? GetUserNameFromId(roleid, true) : "?", count),
+			 errdetail("Whether an anonymization query failed can depend on one user's value; anon_dp.max_failed_statements (%d) bounds how often.",
+					   anon_dp_max_failed_statements),
+			 errhint("A data owner reviews the role's failed statements in the server log and resets the count: SELECT anon_dp_reset_failures('%s').",
+					 GetUserNameFromId(roleid, true) ? GetUserNameFromId(roleid, true) : "?")));
+}
+
+void
+failures_record(Oid roleid)
+{
+	failure_key key = key_of(roleid);
+	failure_entry *entry;
+	bool		found;
+
+	if (failures == NULL)
+		return;
+	LWLockAcquire(failures_lock, LW_EXCLUSIVE);
+	entry = hash_search(failures, &key, HASH_ENTER_NULL, &found);
+	if (entry != NULL)
+		entry->count = found ? entry->count + 1 : 1;
+	LWLockRelease(failures_lock);
+}
+
+void
+failures_reset(Oid roleid)
+{
+	failure_key key = key_of(roleid);
+
+	if (failures == NULL)
+		return;
+	LWLockAcquire(failures_lock, LW_EXCLUSIVE);
+	hash_search(failures, &key, HASH_REMOVE, NULL);
+	LWLockRelease(failures_lock);
+}
