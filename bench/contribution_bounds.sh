@@ -39,25 +39,14 @@ done
 DB=anon_dp_contribution_bench
 OUT_MD="$BENCH_DIR/results/contribution_bounds.md"
 
-if $CLUSTER; then
-	source "$ROOT/tools/lib.sh"
-	bootstrap
-	trap stop_cluster EXIT
-	start_cluster
-	PSQL() { pg_psql "$@"; }
-else
-	PSQL() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-fi
+source "$BENCH_DIR/guide_lib.sh"
+bench_server $CLUSTER
 
-# the guide's data block: the sql block after its "data: orders" marker
-ORDERS_SQL=$(awk '/<!-- data: orders/ { found = 1; next } found && /^```sql/ { inside = 1; next }
-	inside && /^```/ { exit } inside { print }' "$ROOT/doc/analyst-guide.md")
-[ -n "$ORDERS_SQL" ] || { echo "no data: orders block in doc/analyst-guide.md" >&2; exit 1; }
+ORDERS_SQL=$(guide_orders_sql)
 Q13=$(sed -n '/^SELECT$/,$p' "$BENCH_DIR/tpch/queries/anon/q13.sql" | sed -e '$ s/;[[:space:]]*$//')
 Q13_EXACT=$(sed -n '/^SELECT$/,$p' "$BENCH_DIR/tpch/queries/plain/q13.sql" | sed -e '$ s/;[[:space:]]*$//')
 
-PSQL -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-PSQL -d $DB -c "SET client_min_messages = warning" -c "CREATE EXTENSION anon_dp" >/dev/null
+fresh_database $DB
 PSQL -d $DB <<<"$ORDERS_SQL" >/dev/null
 echo "loading TPC-H at SF $SF (customers as users)" >&2
 PGDATABASE=$DB "$BENCH_DIR/tpch/load.sh" -s "$SF" --schemas tpch_cust --labels >/dev/null

@@ -35,21 +35,11 @@ done
 DB=anon_dp_range_bench
 OUT_MD="$BENCH_DIR/results/range_clamping.md"
 
-if $CLUSTER; then
-	source "$ROOT/tools/lib.sh"
-	bootstrap
-	trap stop_cluster EXIT
-	start_cluster
-	PSQL() { pg_psql "$@"; }
-else
-	PSQL() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-fi
-ORDERS_SQL=$(awk '/<!-- data: orders/ { found = 1; next } found && /^```sql/ { inside = 1; next }
-	inside && /^```/ { exit } inside { print }' "$ROOT/doc/analyst-guide.md")
-[ -n "$ORDERS_SQL" ] || { echo "no data: orders block in doc/analyst-guide.md" >&2; exit 1; }
+source "$BENCH_DIR/guide_lib.sh"
+bench_server $CLUSTER
+ORDERS_SQL=$(guide_orders_sql)
 
-PSQL -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-PSQL -d $DB -c "SET client_min_messages = warning" -c "CREATE EXTENSION anon_dp" >/dev/null
+fresh_database $DB
 PSQL -d $DB <<<"$ORDERS_SQL" >/dev/null
 echo "$RUNS runs of each query" >&2
 PSQL -d $DB <<SQL
@@ -75,7 +65,7 @@ BEGIN
   FOREACH n IN ARRAY ARRAY[0, 1, 5, 50, 5000] LOOP
     SELECT coalesce(sum(amount), 0) INTO exact FROM orders WHERE customer_id <= n;
     PERFORM draw('sum', n, 'before: dp_sum',
-      format('SELECT s, s - %s, s + %s FROM (SELECT dp_sum(t, 0::numeric, 4000::numeric, 1.0, 1)::float8 AS s
+      format('SELECT s, s - %s, s + %s FROM (SELECT anon_dp_internal.dp_sum(t, 0::numeric, 4000::numeric, 1.0, 1)::float8 AS s
               FROM (SELECT customer_id, sum(amount) AS t FROM orders WHERE customer_id <= %s GROUP BY 1) u) x',
              h, h, n), exact, $RUNS);
     PERFORM draw('sum', n, 'after: ANON_SUM',
@@ -84,7 +74,7 @@ BEGIN
   END LOOP;
   FOREACH n IN ARRAY ARRAY[0, 5] LOOP
     PERFORM draw('count', n, 'before: dp_count',
-      format('SELECT s, s - %s, s + %s FROM (SELECT dp_count(1::int8, 1, 1.0, 1)::float8 AS s
+      format('SELECT s, s - %s, s + %s FROM (SELECT anon_dp_internal.dp_count(1::int8, 1, 1.0, 1)::float8 AS s
               FROM (SELECT DISTINCT customer_id FROM orders WHERE customer_id <= %s) u) x', ceil(hc), ceil(hc), n),
       n, $RUNS);
     PERFORM draw('count', n, 'after: ANON_COUNT',

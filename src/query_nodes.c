@@ -97,6 +97,20 @@ add_subquery(Query *query, Query *subquery, const char *alias)
 	return ref->rtindex;
 }
 
+void
+replace_by_subquery(RangeTblEntry *rte, Query *subquery)
+{
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = subquery;
+	rte->relid = InvalidOid;
+	rte->relkind = 0;
+	rte->rellockmode = 0;
+	rte->requiredPerms = 0;
+	rte->checkAsUser = InvalidOid;
+	rte->selectedCols = NULL;
+	rte->inh = false;
+}
+
 Var *
 subquery_column(Query *subquery, int rtindex, AttrNumber resno)
 {

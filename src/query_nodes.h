@@ -27,6 +27,13 @@ extern void add_group_key(Query *query, TargetEntry *tle, SortGroupClause *like)
 /* Append a subquery to FROM (cross-joined); returns its range table index. */
 extern int	add_subquery(Query *query, Query *subquery, const char *alias);
 
+/*
+ * Read a range table entry of a relation through a subquery in its place
+ * (the same columns by number): it is no longer opened, locked or checked
+ * for privileges.
+ */
+extern void replace_by_subquery(RangeTblEntry *rte, Query *subquery);
+
 /* A column of the subquery at range table index rtindex. */
 extern Var *subquery_column(Query *subquery, int rtindex, AttrNumber resno);
 

@@ -12,8 +12,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "utils/formatting.h"
 
 #include "anonymizer/anon_kinds.h"
 #include "anonymizer/anonymizer.h"
@@ -114,28 +116,6 @@ called_name(const char *signature)
 	return name;
 }
 
-static char *
-upper_text(const char *s)
-{
-	char	   *u = pstrdup(s);
-	char	   *c;
-
-	for (c = u; *c; c++)
-		*c = pg_toupper((unsigned char) *c);
-	return u;
-}
-
-static char *
-lower_text(const char *s)
-{
-	char	   *l = pstrdup(s);
-	char	   *c;
-
-	for (c = l; *c; c++)
-		*c = pg_tolower((unsigned char) *c);
-	return l;
-}
-
 static void
 explain_unknown_name(ErrorData *edata, const char *written, const char *arguments)
 {
@@ -205,10 +185,10 @@ explain_unresolved_anon_call(ErrorData *edata)
 	name = called_name(signature);
 	if (name == NULL)
 		return;
-	name = lower_text(name);
+	name = str_tolower(name, strlen(name), C_COLLATION_OID);
 	display = display_of(name);
 	if (display == NULL)
-		explain_unknown_name(edata, upper_text(name), strchr(signature, '('));
+		explain_unknown_name(edata, str_toupper(name, strlen(name), C_COLLATION_OID), strchr(signature, '('));
 	else
 		explain_wrong_arguments(edata, name, display, strchr(signature, '('));
 }

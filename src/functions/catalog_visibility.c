@@ -39,38 +39,49 @@ anon_dp_statistics_visible(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(relation_statistics_visible(PG_GETARG_OID(0)));
 }
 
+/*
+ * A built-in called directly with the relation (and a fork, for the sizes),
+ * not through the function manager; its NULL stays NULL.
+ */
+static Datum
+call_directly(FunctionCallInfo fcinfo, PGFunction function, Oid relid, Datum fork)
+{
+	LOCAL_FCINFO(call, 2);
+	Datum		result;
+
+	InitFunctionCallInfoData(*call, NULL, 2, InvalidOid, NULL, NULL);
+	call->args[0].value = ObjectIdGetDatum(relid);
+	call->args[0].isnull = false;
+	call->args[1].value = fork;
+	call->args[1].isnull = false;
+	result = function(call);
+	if (call->isnull)
+		PG_RETURN_NULL();
+	return result;
+}
+
 /* anon_dp_masked_size(which int4, rel regclass, fork text): bigint or NULL */
 PG_FUNCTION_INFO_V1(anon_dp_masked_size);
 Datum
 anon_dp_masked_size(PG_FUNCTION_ARGS)
 {
-	LOCAL_FCINFO(size_call, 2);
-	Oid			relid;
-	Datum		result;
+	PGFunction	size;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	relid = PG_GETARG_OID(1);
-	if (!relation_statistics_visible(relid))
-		PG_RETURN_NULL();
-	InitFunctionCallInfoData(*size_call, NULL, 2, InvalidOid, NULL, NULL);
-	size_call->args[0].value = ObjectIdGetDatum(relid);
-	size_call->args[0].isnull = false;
-	size_call->args[1].value = PG_ARGISNULL(2) ? CStringGetTextDatum("main") : PG_GETARG_DATUM(2);
-	size_call->args[1].isnull = false;
 	switch (PG_GETARG_INT32(0))
 	{
 		case MASKED_RELATION_SIZE:
-			result = pg_relation_size(size_call);
+			size = pg_relation_size;
 			break;
 		case MASKED_TOTAL_RELATION_SIZE:
-			result = pg_total_relation_size(size_call);
+			size = pg_total_relation_size;
 			break;
 		case MASKED_TABLE_SIZE:
-			result = pg_table_size(size_call);
+			size = pg_table_size;
 			break;
 		case MASKED_INDEXES_SIZE:
-			result = pg_indexes_size(size_call);
+			size = pg_indexes_size;
 			break;
 		default:
 			ereport(ERROR,
@@ -78,9 +89,10 @@ anon_dp_masked_size(PG_FUNCTION_ARGS)
 					 errmsg("anon_dp_masked_size: no size function %d", PG_GETARG_INT32(0)),
 					 errhint("anon_dp_masked_size is placed by anon_dp's catalog masking; call pg_relation_size and its siblings directly.")));
 	}
-	if (size_call->isnull)
+	if (!relation_statistics_visible(PG_GETARG_OID(1)))
 		PG_RETURN_NULL();
-	return result;
+	return call_directly(fcinfo, size, PG_GETARG_OID(1),
+						 PG_ARGISNULL(2) ? CStringGetTextDatum("main") : PG_GETARG_DATUM(2));
 }
 
 /* anon_dp_masked_statistic(counter oid, rel oid, type anyelement): the counter or NULL */
@@ -88,9 +100,7 @@ PG_FUNCTION_INFO_V1(anon_dp_masked_statistic);
 Datum
 anon_dp_masked_statistic(PG_FUNCTION_ARGS)
 {
-	LOCAL_FCINFO(counter_call, 1);
 	PGFunction	counter;
-	Datum		result;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -107,13 +117,7 @@ anon_dp_masked_statistic(PG_FUNCTION_ARGS)
 				 errmsg("anon_dp_masked_statistic: the third argument must have the type of the counter's result")));
 	if (!relation_statistics_visible(PG_GETARG_OID(1)))
 		PG_RETURN_NULL();
-	InitFunctionCallInfoData(*counter_call, NULL, 1, InvalidOid, NULL, NULL);
-	counter_call->args[0].value = PG_GETARG_DATUM(1);
-	counter_call->args[0].isnull = false;
-	result = counter(counter_call);
-	if (counter_call->isnull)
-		PG_RETURN_NULL();
-	return result;
+	return call_directly(fcinfo, counter, PG_GETARG_OID(1), (Datum) 0);
 }
 
 PG_FUNCTION_INFO_V1(anon_dp_queryable);

@@ -122,14 +122,7 @@ mask_pg_class_entry(RangeTblEntry *rte)
 	while ((member = bms_next_member(rte->selectedCols, member)) >= 0)
 		if (member + FirstLowInvalidHeapAttributeNumber <= 0)
 			return;
-	rte->rtekind = RTE_SUBQUERY;
-	rte->subquery = masked_pg_class();
-	rte->relid = InvalidOid;
-	rte->relkind = 0;
-	rte->rellockmode = 0;
-	rte->requiredPerms = 0;
-	rte->selectedCols = NULL;
-	rte->inh = false;
+	replace_by_subquery(rte, masked_pg_class());
 }
 
 /* which masked size a size function of PostgreSQL stands for, or 0 */

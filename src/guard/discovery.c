@@ -293,15 +293,7 @@ answer_empty_probe(Query *query)
 	{
 		RangeTblEntry *rte = rt_fetch(rti, query->rtable);
 
-		rte->subquery = empty_relation(rte);
-		rte->rtekind = RTE_SUBQUERY;
-		rte->relid = InvalidOid;
-		rte->relkind = 0;
-		rte->rellockmode = 0;
-		rte->requiredPerms = 0;
-		rte->checkAsUser = InvalidOid;
-		rte->selectedCols = NULL;
-		rte->inh = false;
+		replace_by_subquery(rte, empty_relation(rte));
 	}
 }
 
