@@ -7,7 +7,7 @@
 #
 # Part 1, TPC-H Q1 and Q13 (bench/tpch/queries/anon/q01.sql, q13.sql) at
 #   scale factor SF, two measures per query and session:
-#     plan   EXPLAIN (COSTS OFF) <query>: parse, analysis (the guard and the
+#     plan   PREPARE <query>: parse, analysis (the guard and the
 #            allow-list of anonymized sessions run there), rewrite, planning
 #     total  the query itself (SAFE-wrapped calls included)
 #   The allow-list's share is (anonymized plan - full plan) / full total
@@ -17,7 +17,7 @@
 #   SELECT ANON_SUM(x * 2 + 1, 0, 100) FROM bench_safe, serial, total time
 #   (target: anonymized / full <= 1.10).
 # Timed on the client: psql \timing ("Time: N ms"), one new session per
-# query, session kind and round, warmed by one untimed EXPLAIN (COSTS OFF);
+# query, session kind and round, warmed by one untimed PREPARE;
 # one warm-up round, then R rounds, sessions interleaved (full, anonymized,
 # full, ...).  Local servers: also the backend's CPU time.
 #
@@ -235,11 +235,13 @@ if [ "$(qv "SELECT inet_server_addr() IS NULL")" = t ] &&
 fi
 
 # session_script <settings> <sql> <measures>: a psql script for one new
-# session: the settings, one untimed EXPLAIN (COSTS OFF) (loads the backend's
+# session: the settings, one untimed PREPARE (loads the backend's
 # catalog caches, so that is not timed), then each measure timed by \timing,
 # between "\echo mark <measure>" and CPU probes:
 #   first  the query, its first run in the backend
-#   plan   EXPLAIN (COSTS OFF) <query>
+#   plan   PREPARE <query> (parse analysis, the guard and the allow-list,
+#          the rewrite; EXPLAIN of an anonymization query is refused for
+#          anonymized roles)
 #   total  the query again
 # Query output goes to /dev/null; "Time:" lines, \echo and \! output still
 # reach stdout.
@@ -249,13 +251,13 @@ session_script() {
 	if [ "$CPU_OK" -eq 1 ]; then
 		printf 'SELECT pg_backend_pid() AS anon_bench_pid \\gset\n\\setenv ANON_BENCH_PID :anon_bench_pid\n'
 	fi
-	printf '\\o /dev/null\nEXPLAIN (COSTS OFF) %s;\n' "$sql"
+	printf '\\o /dev/null\nPREPARE anon_bench_warm AS %s;\nDEALLOCATE anon_bench_warm;\n' "$sql"
 	for m in $measures; do
 		printf '\\echo mark %s\n' "$m"
 		[ "$CPU_OK" -eq 0 ] || cpu_probe before
 		printf '\\timing on\n'
 		case "$m" in
-			plan) printf 'EXPLAIN (COSTS OFF) %s;\n' "$sql" ;;
+			plan) printf 'PREPARE anon_bench_plan AS %s;\n' "$sql" ;;
 			first | total) printf '%s;\n' "$sql" ;;
 		esac
 		printf '\\timing off\n'
@@ -312,7 +314,9 @@ times_of() {	# times_of <part> <mode> <qid> <measure> <kind> [8|9]: ms (field 8:
 plan_info() {	# plan_info <kind> <settings> <sql>
 	local script out
 	script=$(printf '%s;\nEXPLAIN (VERBOSE, COSTS OFF) %s;\n' "$2" "$3")
-	if [ "$1" = full ]; then out=$(printf '%s\n' "$script" | q -At); else out=$(printf '%s\n' "$script" | qa -At); fi
+	# the anonymized plan as the data owner sees it (anon_dp.access_level): an
+	# anonymized role may not EXPLAIN an anonymization query
+	if [ "$1" = full ]; then out=$(printf '%s\n' "$script" | q -At); else out=$(printf "SET anon_dp.access_level = 'anonymized';\n%s\n" "$script" | q -At); fi
 	printf '%s\n' "$out" | awk -v q="'" '
 		BEGIN { re = "anon_dp_safe_call_[a-z]+\\(" q "[^" q "]*" q "::regprocedure" }
 		/Workers Planned:/ { w = $3 }
@@ -446,7 +450,7 @@ done
 for kind in full anon; do
 	INFO[serial.safe.$kind]=$(plan_info "$kind" "$COMMON; $SERIAL; $SAFE_SET" "$SAFE_SQL")
 done
-PLAN_SAFE_ANON=$(qa -At -c "$COMMON; $SERIAL; $SAFE_SET" -c "EXPLAIN (VERBOSE, COSTS OFF) $SAFE_SQL")
+PLAN_SAFE_ANON=$(q -At -c "SET anon_dp.access_level = 'anonymized'; $COMMON; $SERIAL; $SAFE_SET" -c "EXPLAIN (VERBOSE, COSTS OFF) $SAFE_SQL")
 PLAN_SAFE_FULL=$(q -At -c "$COMMON; $SERIAL; $SAFE_SET" -c "EXPLAIN (VERBOSE, COSTS OFF) $SAFE_SQL")
 RESULT_FULL=$(q -At -c "$COMMON; $SERIAL; $SAFE_SET" -c "$SAFE_SQL")
 RESULT_ANON=$(qa -At -c "$COMMON; $SERIAL; $SAFE_SET" -c "$SAFE_SQL")
@@ -483,7 +487,7 @@ tpch_tables() {
 		done
 	done
 	echo
-	echo "The allow-list's share = (anonymized plan − full plan) ÷ full total: the guard and the allow-list run at parse analysis, which \`EXPLAIN (COSTS OFF)\` includes and which the total includes once.  Computed from the medians, from the fastest runs (\"best run\"; interference only adds time) and from the median CPU times; target < 1 %.  Total anonymized ÷ full includes the guard and the SAFE wrappers of the calls over private values (\"wrapped calls\": \`anon_dp_safe_call_*\` / \`anon_dp_safe_io_*\` in \`EXPLAIN (VERBOSE, COSTS OFF)\` of each session)."
+	echo "The allow-list's share = (anonymized plan − full plan) ÷ full total: the guard and the allow-list run at parse analysis, which \`PREPARE\` includes and which the total includes once.  Computed from the medians, from the fastest runs (\"best run\"; interference only adds time) and from the median CPU times; target < 1 %.  Total anonymized ÷ full includes the guard and the SAFE wrappers of the calls over private values (\"wrapped calls\": \`anon_dp_safe_call_*\` / \`anon_dp_safe_io_*\` in \`EXPLAIN (VERBOSE, COSTS OFF)\` of each session)."
 	echo
 	echo "| query | allow-list share, medians | best run | CPU | target < 1 % | total anonymized ÷ full, medians | best run | CPU | wrapped functions, full / anonymized | workers planned, full / anonymized |"
 	echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"
@@ -531,14 +535,14 @@ echo "  - Q13 (\`tpch/queries/anon/q13.sql\`, customers are the users, schema tp
 echo "  - part 2: anon_dp.epsilon = $EPS_SAFE (no GROUP BY)"
 echo "  - these are bench/accuracy.sh's settings for its speed part"
 echo "- sessions: **full** = the cluster owner ($(qv "SELECT current_user"), superuser; \`anon_dp_access_level()\` = $LEVEL_FULL); **anonymized** = \`$ROLE\` (\`CREATE ROLE $ROLE LOGIN; SECURITY LABEL FOR anon_dp ON ROLE $ROLE IS 'anonymized'\`; \`anon_dp_access_level()\` = $LEVEL_ANON), \`GRANT USAGE\` on schemas public, tpch_cust, tpch_supp and \`GRANT SELECT\` only on the tables labelled \`'public'\`: ${GRANTED:-none}.  It holds no privilege on the private tables (anon_dp refuses such GRANTs); anon_dp lends them to its anonymization queries"
-echo "- timing: on the client, psql \`\\timing\` (\`Time: N ms\`: the statement including the round trip; \`EXPLAIN ANALYZE\` is refused for anonymized roles).  Each query, session kind and round runs in a new psql session: the settings, one untimed \`EXPLAIN (COSTS OFF)\` (so that loading the backend's catalog caches is not timed), then, timed: the query (\"first run in the session\"), \`EXPLAIN (COSTS OFF)\` of it (\"plan\") and the query again (\"total\"); query output discarded.  The first run of a query in a backend is slower than the next ones (it grows the backend's memory: fresh pages are faulted in; Q1 here: first ÷ second run = $(ratio "${MED[tpch.serial.q01.first.full]}" "${MED[tpch.serial.q01.total.full]}") full, $(ratio "${MED[tpch.serial.q01.first.anon]}" "${MED[tpch.serial.q01.total.anon]}") anonymized, medians) by an amount that varies from session to session, so the comparisons use the second run; the first is shown for reference.  One warm-up round, then $RUNS rounds; in each round the sessions alternate full, anonymized (query by query).  Median and min over the rounds; ratios are of medians$( [ "$CPU_OK" -eq 1 ] && echo ".  \"CPU ms\": the backend's CPU time over the same statement (/proc/<pid>/schedstat), which leaves out waiting for a CPU that other jobs on the machine add to the wall time; \"page faults\": the backend's minor page faults over the statement (/proc/<pid>/stat), median" || echo "; backend CPU time not measured (the server is not local)")"
+echo "- timing: on the client, psql \`\\timing\` (\`Time: N ms\`: the statement including the round trip; \`EXPLAIN ANALYZE\` is refused for anonymized roles).  Each query, session kind and round runs in a new psql session: the settings, one untimed \`PREPARE\` (so that loading the backend's catalog caches is not timed), then, timed: the query (\"first run in the session\"), \`PREPARE\` of it (\"plan\": parse analysis and the rewrite, not planned) and the query again (\"total\"); query output discarded.  The first run of a query in a backend is slower than the next ones (it grows the backend's memory: fresh pages are faulted in; Q1 here: first ÷ second run = $(ratio "${MED[tpch.serial.q01.first.full]}" "${MED[tpch.serial.q01.total.full]}") full, $(ratio "${MED[tpch.serial.q01.first.anon]}" "${MED[tpch.serial.q01.total.anon]}") anonymized, medians) by an amount that varies from session to session, so the comparisons use the second run; the first is shown for reference.  One warm-up round, then $RUNS rounds; in each round the sessions alternate full, anonymized (query by query).  Median and min over the rounds; ratios are of medians$( [ "$CPU_OK" -eq 1 ] && echo ".  \"CPU ms\": the backend's CPU time over the same statement (/proc/<pid>/schedstat), which leaves out waiting for a CPU that other jobs on the machine add to the wall time; \"page faults\": the backend's minor page faults over the statement (/proc/<pid>/stat), median" || echo "; backend CPU time not measured (the server is not local)")"
 echo "- run time: load $LOAD_SECONDS s, part 1 $PART1_SECONDS s, part 2 $PART2_SECONDS s, whole script $(( $(now) - T_START )) s"
 echo
 echo "Caveat: a $(nproc)-core machine that other jobs may share (see the load averages); absolute times move from run to run, compare ratios and CPU times."
 echo
 echo "## Part 1: TPC-H Q1 and Q13, SF $SF"
 echo
-echo "**plan** = \`EXPLAIN (COSTS OFF) <query>\` (parse, analysis with the guard and the allow-list in anonymized sessions, rewrite, planning; no execution); **total** = the query itself, its second run in the session (the first, \"total, first run in the session\", is shown for reference, not used in the ratios below).  \`tpch_supp.lineitem\`: $LINEITEM_SIZE, \`tpch_cust.orders\`: $ORDERS_SIZE$( [ "$LINEITEM_BYTES" -gt $((SB_BYTES / 4)) ] && echo " (**warning**: lineitem is larger than shared_buffers / 4, so its scans read through the bulk-read ring)")."
+echo "**plan** = \`PREPARE <query>\` (parse, analysis with the guard and the allow-list in anonymized sessions, the rewrite; no planning, no execution: \`EXPLAIN\` of an anonymization query is refused for anonymized roles); **total** = the query itself, its second run in the session (the first, \"total, first run in the session\", is shown for reference, not used in the ratios below).  \`tpch_supp.lineitem\`: $LINEITEM_SIZE, \`tpch_cust.orders\`: $ORDERS_SIZE$( [ "$LINEITEM_BYTES" -gt $((SB_BYTES / 4)) ] && echo " (**warning**: lineitem is larger than shared_buffers / 4, so its scans read through the bulk-read ring)")."
 echo
 echo "### Serial plans (max_parallel_workers_per_gather = 0)"
 echo

@@ -6,7 +6,9 @@
 -- The tests run as a superuser and become the analyst with SET SESSION
 -- AUTHORIZATION (which makes the analyst the session user, as a login would).
 -- Results of anonymization queries are noisy: only stable facts are printed.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
+RESET client_min_messages;
 SET anon_dp.epsilon = 1.0;
 
 CREATE TABLE acc_visits (uid int, browser text, duration float8);

@@ -115,6 +115,41 @@ stop_cluster() {
 	CLUSTER_DIR=""
 }
 
+# the suites of `make installcheck`, one a line: pg_regress's (REGRESS in the
+# Makefile), then pg_isolation_regress's (ISOLATION)
+regress_suites() {
+	make -s -C "$ANON_DP_ROOT" PG_CONFIG="$PG_BIN/pg_config" print-regress print-isolation
+}
+
+# regress_failed_suites LOG: the suites of regress_suites that the output of
+# `make installcheck` in LOG does not report as passed, one a line
+regress_failed_suites() {
+	local suite
+	while IFS= read -r suite; do
+		grep -Eq "^(test|ok|not ok)? *[0-9 ]*-? *${suite} +\.\.\. ok|^ok +[0-9]+ +- +${suite} " "$1" || echo "$suite"
+	done < <(regress_suites)
+}
+
+# run_installcheck DIR "PG_REGRESS OPTIONS" [MAKE_VARIABLE=VALUE...]: `make
+# installcheck` of this checkout against a running server, pg_regress's suites
+# and then pg_isolation_regress's, each with its output in a directory of its
+# own (DIR/regress, DIR/isolation); the log is DIR/installcheck.log
+run_installcheck() {
+	local dir=$1 options=$2
+	shift 2
+	mkdir -p "$dir/regress" "$dir/isolation"
+	make -s -C "$ANON_DP_ROOT" PG_CONFIG="$PG_BIN/pg_config" installcheck ISOLATION= "$@" \
+		EXTRA_REGRESS_OPTS="$options --outputdir=$dir/regress" >"$dir/installcheck.log" 2>&1
+	make -s -C "$ANON_DP_ROOT" PG_CONFIG="$PG_BIN/pg_config" installcheck REGRESS= "$@" \
+		EXTRA_REGRESS_OPTS="$options --outputdir=$dir/isolation" >>"$dir/installcheck.log" 2>&1
+}
+
+# installcheck_report DIR: the log and the differences of run_installcheck DIR
+installcheck_report() {
+	cat "$1/installcheck.log"
+	head -n 200 "$1/regress/regression.diffs" "$1/isolation/regression.diffs" 2>/dev/null
+}
+
 # psql as the cluster owner, quiet, stop on the first error
 pg_psql() {
 	as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \

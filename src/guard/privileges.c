@@ -426,7 +426,7 @@ guard_privilege_statement(Node *statement)
 /* ---- lending ---- */
 
 static bool
-lend_walker(Node *node, void *context)
+lend_walker(Node *node, bool *lent)
 {
 	if (node == NULL)
 		return false;
@@ -440,15 +440,21 @@ lend_walker(Node *node, void *context)
 
 			/* also inside a view of the analyst's own: the analyst holds nothing */
 			if (rte->rtekind == RTE_RELATION && rte->requiredPerms != 0 && entry_is_marked(rte))
+			{
 				rte->checkAsUser = relation_owner(rte->relid);
+				*lent = true;
+			}
 		}
-		return query_tree_walker((Query *) node, lend_walker, context, 0);
+		return query_tree_walker((Query *) node, lend_walker, lent, 0);
 	}
-	return expression_tree_walker(node, lend_walker, context);
+	return expression_tree_walker(node, lend_walker, lent);
 }
 
-void
+bool
 lend_private_inputs(Query *query)
 {
-	lend_walker((Node *) query, NULL);
+	bool		lent = false;
+
+	lend_walker((Node *) query, &lent);
+	return lent;
 }

@@ -26,7 +26,8 @@ extern void check_role_may_be_anonymized(Oid roleid);
 extern void check_relation_may_close(Oid relid);
 
 /* At planning, in an anonymized session: the marked private inputs are read
- * with their owners' rights (RLS was applied for the analyst already). */
-extern void lend_private_inputs(Query *query);
+ * with their owners' rights (RLS was applied for the analyst already).
+ * Returns whether the statement had any. */
+extern bool lend_private_inputs(Query *query);
 
 #endif							/* ANON_DP_PRIVILEGES_H */

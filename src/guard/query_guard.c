@@ -346,6 +346,13 @@ guard_planned_statement(Query *query)
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	plan_guard_walker((Node *) query, NULL);
-	lend_private_inputs(query);
+	/*
+	 * What reads lent inputs is an anonymization query, possibly one a view
+	 * holds as the library of its CREATE VIEW rewrote it: its releases are
+	 * charged as this library recognises them, so only with the objects of
+	 * this library's version (doc/versioning.md).
+	 */
+	if (lend_private_inputs(query))
+		anon_dp_check_extension_version();
 	make_private_calls_safe(query);
 }

@@ -656,28 +656,22 @@ check_cursor_with_hold(PGconn *conn, char *why)
 }
 
 /*
- * EXPLAIN (COSTS OFF): of a query over a public table it works; of an
- * anonymization query it is refused to anonymized roles (plans depend on
- * private columns' statistics, doc/access.md), the connection stays usable
+ * EXPLAIN of a query over a public table works; of an anonymization query it
+ * is refused (the plan depends on statistics of private columns) and the
+ * connection stays usable
  */
 static bool
-check_explain_costs_off(PGconn *conn, char *why)
+check_explain(PGconn *conn, char *why)
 {
-	PGresult   *res = run(conn, "EXPLAIN (COSTS OFF) SELECT name FROM browsers ORDER BY name",
-						  PGRES_TUPLES_OK, why);
+	PGresult   *res = run(conn, "EXPLAIN (COSTS OFF) SELECT * FROM browsers", PGRES_TUPLES_OK, why);
 	bool		ok = true;
-	bool		scan = false;
-	int			i;
 
 	if (res == NULL)
 		return false;
-	if (PQnfields(res) != 1 || PQntuples(res) < 2)
-		ok = failf(why, "EXPLAIN: %d rows of %d columns", PQntuples(res), PQnfields(res));
-	for (i = 0; ok && i < PQntuples(res); i++)
-		if (strstr(PQgetvalue(res, i, 0), "Scan on browsers") != NULL)
-			scan = true;
-	if (ok && !scan)
-		ok = failf(why, "EXPLAIN: no scan of browsers in the plan");
+	if (PQnfields(res) != 1 || PQntuples(res) < 1 ||
+		strstr(PQgetvalue(res, 0, 0), "Scan on browsers") == NULL)
+		ok = failf(why, "EXPLAIN: %d rows of %d columns, no scan of browsers", PQntuples(res),
+				   PQnfields(res));
 	PQclear(res);
 	return ok && refused_sql(conn, "EXPLAIN (COSTS OFF) " ANON_BY_BROWSER, why);
 }
@@ -1127,7 +1121,7 @@ static const client_check checks[] = {
 	{"PQprepare'd statement runs and is charged with the epsilon SET after it", check_prepared_follows_settings},
 	{"cursor DECLARE/FETCH/CLOSE in a transaction", check_cursor},
 	{"cursor WITH HOLD used after COMMIT", check_cursor_with_hold},
-	{"EXPLAIN (COSTS OFF) of a public table; of an anonymization query refused", check_explain_costs_off},
+	{"EXPLAIN (COSTS OFF) of a public table; of an anonymization query refused (42501)", check_explain},
 	{"SET/SHOW/RESET anon_dp.epsilon", check_set_epsilon},
 	{"SET/SHOW/RESET work_mem", check_set_work_mem},
 	{"transaction ROLLBACK", check_rollback},
