@@ -362,6 +362,10 @@ DO \$\$ BEGIN
 	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE') THEN CREATE ROLE $ROLE LOGIN; END IF;
 END \$\$;
 SECURITY LABEL FOR anon_dp ON ROLE $ROLE IS 'anonymized';
+-- the data owner's caps and budget, wide enough for every round (doc/budget.md)
+ALTER ROLE $ROLE SET anon_dp.max_epsilon = 10;
+ALTER ROLE $ROLE SET anon_dp.max_delta = 0.01;
+SELECT anon_dp_set_budget('$ROLE', 1000000, 1);
 GRANT USAGE ON SCHEMA public, tpch_cust, tpch_supp TO $ROLE;
 SELECT format('GRANT SELECT ON %s TO $ROLE', l.objoid::regclass)
 FROM pg_seclabel l JOIN pg_class c ON c.oid = l.objoid
