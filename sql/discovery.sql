@@ -31,6 +31,9 @@ SELECT pg_stat_force_next_flush();
 -- a DBA's view that decides by has_table_privilege keeps PostgreSQL's answer
 CREATE VIEW dis_dba_view AS SELECT name FROM dis_browsers WHERE has_table_privilege('dis_visits', 'SELECT');
 GRANT SELECT ON dis_dba_view TO dis_analyst;
+-- an immutable function that is not built in (says when it runs)
+CREATE FUNCTION dis_says(x int) RETURNS bool IMMUTABLE LANGUAGE plpgsql AS $$
+BEGIN RAISE NOTICE 'dis_says ran with %', x; RETURN false; END $$;
 -- the lines of a plan (run by the analyst, with its rights)
 CREATE FUNCTION dis_plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE line text;
@@ -116,6 +119,12 @@ SELECT uid FROM dis_visits WHERE false UNION ALL SELECT uid FROM dis_visits WHER
 SELECT * FROM dis_visits LIMIT 1;
 PREPARE dis_limit(bigint) AS SELECT * FROM dis_visits LIMIT $1;
 SELECT * FROM dis_notes WHERE false;
+-- a condition folded only when everything it calls is built in: a function
+-- that is not runs before the guard in no probe (no NOTICE), and the
+-- statement is refused as a read; with LIMIT 0 it is a probe, its condition
+-- is left to the guard
+SELECT * FROM dis_visits WHERE dis_says(1);
+SELECT uid FROM dis_visits WHERE dis_says(2) LIMIT 0;
 -- an anonymization query is still one
 SELECT ANON_COUNT(*) > 0 AS counted FROM dis_visits WHERE d >= 0;
 
@@ -166,6 +175,7 @@ SELECT count(*) > 0 AS private_planner_statistics FROM pg_stats WHERE tablename 
 
 DROP VIEW dis_dba_view;
 DROP FUNCTION dis_plan_lines(text);
+DROP FUNCTION dis_says(int);
 DROP TABLE dis_visits, dis_browsers, dis_notes;
 DELETE FROM anon_dp_budgets WHERE role = 'dis_analyst'::regrole;
 DROP OWNED BY dis_analyst;

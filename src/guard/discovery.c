@@ -15,6 +15,7 @@
 #include "catalog/pg_type.h"
 #include "catalog/namespace.h"
 #include "access/relation.h"
+#include "access/transam.h"
 #include "access/sysattr.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -159,6 +160,30 @@ answer_information_schema(Query *expanded_view)
 
 /* ---- empty probes ---- */
 
+/*
+ * A function (operator, cast, type input) that is not built in.  Folding
+ * constants runs immutable functions, and the probe is recognised before the
+ * guard has looked at the statement: a qual or LIMIT is folded here only when
+ * everything it calls is built in, so that nothing defined in the database
+ * runs before the guard (a probe with such a call is then no probe, or its
+ * call is left to the guard and the planner).
+ */
+static bool
+is_user_function(Oid funcid, void *context)
+{
+	return funcid >= FirstNormalObjectId;
+}
+
+static bool
+calls_user_function_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, is_user_function, NULL))
+		return true;
+	return expression_tree_walker(node, calls_user_function_walker, context);
+}
+
 /* a qual or LIMIT that makes the statement return no row, whatever the tables hold */
 static bool
 returns_no_row(Query *query)
@@ -166,14 +191,14 @@ returns_no_row(Query *query)
 	Node	   *qual = query->jointree->quals;
 	Node	   *limit = query->limitCount;
 
-	if (qual != NULL)
+	if (qual != NULL && !calls_user_function_walker(qual, NULL))
 	{
 		qual = eval_const_expressions(NULL, copyObject(qual));
 		if (IsA(qual, Const) &&
 			(((Const *) qual)->constisnull || !DatumGetBool(((Const *) qual)->constvalue)))
 			return true;
 	}
-	if (limit != NULL)
+	if (limit != NULL && !calls_user_function_walker(limit, NULL))
 	{
 		limit = eval_const_expressions(NULL, copyObject(limit));
 		if (IsA(limit, Const) && !((Const *) limit)->constisnull &&
