@@ -90,7 +90,7 @@ notice_grouped_by_unit(anon_plan *plan)
 		if (equal(lfirst(lc), plan->unit))
 			ereport(NOTICE,
 					(errmsg("every group of this anonymization query holds a single user: it is grouped by the privacy unit"),
-					 errdetail("A group is released only when its noisy number of users passes a threshold, about %.0f users here; a group of one user never does, so the query returns no row.",
-							   plan->users_for_half),
+					 errdetail("A group is released only when its noisy number of users passes a threshold, about %.0f users here; a group of one user passes it with a probability of at most %g (the delta of the selection), so the query returns no row, or rarely a row of noise.",
+							   plan->users_for_half, plan->selection_delta),
 					 errhint("Group by a property of the users, or aggregate per user in a subquery first: SELECT n, ANON_COUNT(*) FROM (SELECT uid, count(*) AS n FROM t GROUP BY uid) s GROUP BY n.")));
 }
