@@ -79,9 +79,11 @@ static const struct
 	{"anon_dp_access_level", EXTENSION_SCHEMA},
 	{"anon_dp_allow_list", EXTENSION_SCHEMA},
 	{"anon_dp_budget_status", EXTENSION_SCHEMA},
+	{"anon_dp_contribution_bounds", EXTENSION_SCHEMA},
 	{"anon_dp_epsilon_for", EXTENSION_SCHEMA},
 	{"anon_dp_epsilon_share", EXTENSION_SCHEMA},
 	{"anon_dp_explain", EXTENSION_SCHEMA},
+	{"anon_dp_interval_array", EXTENSION_SCHEMA},
 	{"anon_dp_failed_statements", EXTENSION_SCHEMA},
 	{"anon_dp_reset_failures", EXTENSION_SCHEMA},	/* data owners: refused inside */
 	{"anon_dp_set_budget", EXTENSION_SCHEMA},
@@ -143,6 +145,13 @@ static const struct
 	[EMIT_CANONICAL_BPCHAR] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {BPCHAROID}},
 	[EMIT_INTERVAL_OF] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 4,
 	{FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
+	[EMIT_INTERVAL_WITHIN] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 5,
+	{FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, BOOLOID}},
+	[EMIT_QUERYABLE] = {INTERNAL_SCHEMA, "anon_dp_queryable", 2, {OIDOID, TEXTOID}},
+	[EMIT_MASKED_STATISTIC] = {INTERNAL_SCHEMA, "anon_dp_masked_statistic", 3,
+	{OIDOID, OIDOID, ANYELEMENTOID}},
+	[EMIT_CONTRIBUTION_HISTOGRAM] = {INTERNAL_SCHEMA, "dp_contribution_histogram", 4,
+	{INT8OID, INT8OID, FLOAT8OID, INT4OID}},
 };
 
 typedef struct catalog_cache
@@ -322,6 +331,7 @@ mark_emitted_releases(void)
 	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3, 4, DP_BLOCK_SELECTION);
 	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5, 6, DP_BLOCK_SELECTED_MEAN);
 	mark_release(cache->emitted[EMIT_NTILE_ROWS_ADAPTIVE], 4, -1, -1, -1, DP_BLOCK_ROWS_ADAPTIVE);
+	mark_release(cache->emitted[EMIT_CONTRIBUTION_HISTOGRAM], 2, -1, -1, -1, DP_BLOCK_PURE);
 }
 
 /*
@@ -571,6 +581,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 {
 	return require_function(installed_cache()->emitted[which],
 							emitted_signatures[which].name);
+}
+
+Oid
+anon_dp_emitted_function_if_installed(anon_dp_emitted which)
+{
+	catalog_cache *c = current_cache();
+
+	return OidIsValid(c->extension) ? c->emitted[which] : InvalidOid;
 }
 
 bool

@@ -47,6 +47,11 @@ typedef enum anon_dp_emitted
 	EMIT_CANONICAL_INTERVAL,
 	EMIT_CANONICAL_BPCHAR,
 	EMIT_INTERVAL_OF,			/* anon_dp_interval_of: an ANON_*_CI interval */
+	EMIT_INTERVAL_WITHIN,		/* ... within what the value can be (1.1) */
+	EMIT_QUERYABLE,				/* anon_dp_queryable: has_*_privilege of analysts (1.1) */
+	EMIT_MASKED_STATISTIC,		/* anon_dp_masked_statistic: statistics views (1.1) */
+	EMIT_CONTRIBUTION_HISTOGRAM,	/* dp_contribution_histogram: what users
+									 * contribute (1.1) */
 	EMIT_COUNT_
 } anon_dp_emitted;
 
@@ -71,6 +76,13 @@ extern Oid	anon_dp_interval_type(void);
 
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
+
+/*
+ * The same, or InvalidOid when this database's objects lack it (an
+ * extension not yet updated to the library's version): for what may fall
+ * back to PostgreSQL's behaviour.
+ */
+extern Oid	anon_dp_emitted_function_if_installed(anon_dp_emitted which);
 
 /*
  * Whether funcid is that emitted function; false, without an error, when the

@@ -19,7 +19,9 @@
  *   ExecutorRun_hook,         the error channel: an anonymization statement
  *   ExecutorFinish_hook,      of an anonymized session fails with one fixed
  *   ExecutorEnd_hook          error, and its notices stay in the server log
- *   emit_log_hook             ... and its notices stay in the server log
+ *   emit_log_hook             ... and its notices stay in the server log;
+ *                             an unresolved ANON_* call names the forms
+ *                             that exist (src/anonymizer)
  *   ProcessUtility_hook       guard utility statements; remember the query
  *                             of a running EXPLAIN
  *   object_access_hook        the functions an anonymized session may not
@@ -236,6 +238,7 @@ static void
 anon_dp_emit_log(ErrorData *edata)
 {
 	error_channel_filter(edata);
+	explain_unresolved_anon_call(edata);
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
 }

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 
+#include "access/parallel.h"
 #include "utils/guc.h"
 #include "utils/plancache.h"
 
@@ -60,6 +61,26 @@ static const struct config_enum_entry quantile_rows_options[] = {
 	{"max", ANON_DP_QUANTILE_ROWS_MAX, false},
 	{NULL, 0, false}
 };
+
+/*
+ * anon_dp.access_level only lowers a session's level: SET to 'full' in a
+ * session whose role is labelled 'anonymized' is refused rather than
+ * accepted and ignored.  Values from elsewhere (defaults, ALTER ROLE ... SET,
+ * RESET's value, a parallel worker restoring its leader's) are not refused:
+ * they cannot raise the level either.
+ */
+static bool
+check_access_level(int *newval, void **extra, GucSource source)
+{
+	if (*newval != ANON_DP_ACCESS_FULL || source != PGC_S_SESSION || IsParallelWorker() ||
+		!anon_dp_session_role_is_anonymized())
+		return true;
+	GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+	GUC_check_errmsg("anon_dp.access_level cannot be set to \"full\": the session's role is labelled 'anonymized'");
+	GUC_check_errdetail("The setting can only lower a session's level; a role labelled 'anonymized' always has the anonymized level.");
+	GUC_check_errhint("Only a superuser can change the level, by removing the role's label: SECURITY LABEL FOR anon_dp ON ROLE ... IS NULL.");
+	return false;
+}
 
 /* the DP core decides what a valid epsilon and delta are */
 static bool
@@ -246,7 +267,7 @@ anon_dp_define_settings(void)
 							 &anon_dp_access_level_setting,
 							 ANON_DP_ACCESS_FULL, access_level_options,
 							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
+							 check_access_level, NULL, NULL);
 	/* superusers only (PGC_SUSET) */
 	DefineCustomStringVariable("anon_dp.label_admin_role",
 							   "Role whose members may change anon_dp security labels besides superusers.",

@@ -57,6 +57,13 @@ extern int	anon_dp_quantile_rows;	/* ANON_DP_QUANTILE_ROWS_MAX (default) or auto
 
 /* access control */
 extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
+
+/*
+ * Whether a role's label makes this session anonymized, whatever
+ * anon_dp.access_level says (defined in guard/roles.c): the setting's check
+ * hook then refuses SET anon_dp.access_level = 'full'.
+ */
+extern bool anon_dp_session_role_is_anonymized(void);
 extern char *anon_dp_label_admin_role;	/* superuser only */
 
 /* the data owner's limits on anonymized roles (superuser only, doc/budget.md) */

@@ -314,3 +314,27 @@ dp_gaussian_plan_sigma(const dp_noise_plan *plan)
 {
 	return ldexp((double) plan->sigma, plan->grid_exp);
 }
+
+dp_status
+dp_laplace_counts(dp_rng *rng, const uint64_t *counts, int n, double epsilon,
+				  uint32_t contributions, double *noisy, double *scale)
+{
+	dp_noise_plan plan;
+	dp_status	status;
+	int			i;
+
+	if (contributions < 1)
+		return DP_ERR_CONTRIBUTIONS;
+	status = dp_laplace_plan_make(1.0, epsilon, contributions, &plan);
+	if (status != DP_OK)
+		return status;
+	for (i = 0; i < n; i++)
+	{
+		int64_t		count = counts[i] > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) counts[i];
+
+		noisy[i] = dp_units_to_double(&plan,
+									  dp_noisy_units(rng, &plan, dp_units_from_int64(&plan, count)));
+	}
+	*scale = dp_laplace_plan_scale(&plan);
+	return DP_OK;
+}

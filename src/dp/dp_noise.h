@@ -125,6 +125,16 @@ extern dp_i128 dp_units_to_integer(const dp_noise_plan *plan, dp_i128 units);
 extern double dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x);
 
 /*
+ * A noisy histogram: noisy[i] = counts[i] + discrete Laplace noise of
+ * sensitivity 1 (times contributions) and epsilon, on the grid, for the n
+ * bins; *scale is the Laplace scale applied.  A unit in at most
+ * `contributions` bins of it, each changed by at most 1, makes it
+ * epsilon-DP.  An error status for an invalid epsilon or contributions.
+ */
+extern dp_status dp_laplace_counts(dp_rng *rng, const uint64_t *counts, int n, double epsilon,
+								   uint32_t contributions, double *noisy, double *scale);
+
+/*
  * Gaussian noise for one release over all the partitions of a user:
  * sensitivity bounds one contribution in one partition (k = 1), a user
  * contributes to at most max_groups partitions, and the noise of all of

@@ -40,7 +40,7 @@ anon_dp_run_internal(void (*step) (void *), void *arg)
 }
 
 /*
- * The last answer of anon_dp_session_is_anonymized and the roles it was
+ * The last answer of anon_dp_session_role_is_anonymized and the roles it was
  * for, valid while the label cache keeps its generation: most statements
  * ask several times, and nearly always for the same roles.
  */
@@ -72,12 +72,18 @@ roles_are_anonymized(Oid session_user, Oid outer_user, Oid current_user)
 bool
 anon_dp_session_is_anonymized(void)
 {
-	session_answer answer;
-
 	if (internal_depth > 0)
 		return false;
 	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
 		return true;
+	return anon_dp_session_role_is_anonymized();
+}
+
+bool
+anon_dp_session_role_is_anonymized(void)
+{
+	session_answer answer;
+
 	/* outside a transaction the catalogs cannot be read; nothing runs there */
 	if (!IsTransactionState() || !IsNormalProcessingMode())
 		return false;
