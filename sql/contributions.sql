@@ -79,7 +79,8 @@ SELECT anon_dp_set_budget('cb_analyst', 10, 1e-4);
 SET SESSION AUTHORIZATION cb_analyst;
 SELECT count(*) > 0 AS measured
 FROM anon_dp_contribution_bounds('SELECT ordered_at, ANON_COUNT(*) FROM cb_orders GROUP BY ordered_at', 0.2);
-SELECT spent_epsilon, spent_delta, releases FROM anon_dp_budget;
+-- what basic composition charged (the accountant may count its own way: doc/budget.md)
+SELECT basic_spent_epsilon, releases FROM anon_dp_budget;
 -- the cap on one release applies (anon_dp.max_epsilon = 1)
 SELECT count(*) FROM anon_dp_contribution_bounds('SELECT ANON_COUNT(*) FROM cb_orders', 2);
 -- the query is analysed as if sent: a raw read, a function off the allow-list
@@ -87,7 +88,7 @@ SELECT count(*) FROM anon_dp_contribution_bounds('SELECT customer_id FROM cb_ord
 SELECT count(*) FROM anon_dp_contribution_bounds('SELECT ANON_COUNT(*) FROM cb_orders WHERE random() < 2', 0.1);
 -- the building block is not for analysts
 SELECT anon_dp_internal.dp_contribution_histogram(1, 1, 0.1, 1);
-SELECT spent_epsilon, releases FROM anon_dp_budget;
+SELECT basic_spent_epsilon, releases FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
 
 -- ==== what it refuses ====
