@@ -111,11 +111,15 @@ RESET anon_dp.label_admin_role;
 SET SESSION AUTHORIZATION acc_analyst;
 -- level_session_user_anonymized
 SELECT anon_dp_access_level();
--- level_setting_cannot_raise
+-- level_setting_cannot_raise: refused with a message, not accepted and ignored
 SET anon_dp.access_level = 'full';
+SELECT set_config('anon_dp.access_level', 'full', true);
 SELECT anon_dp_access_level();
 SELECT uid FROM acc_visits LIMIT 1;
+-- lowering it again, and RESET, are accepted (the level stays anonymized)
+SET anon_dp.access_level = 'anonymized';
 RESET anon_dp.access_level;
+SELECT current_setting('anon_dp.access_level'), anon_dp_access_level();
 -- level_set_role_cannot_lift
 SET ROLE acc_helper;
 SELECT current_user, anon_dp_access_level();
@@ -185,17 +189,17 @@ CREATE VIEW acc_my_view AS SELECT uid FROM acc_visits;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT ANON_COUNT(*) FROM acc_visits;
 -- raw_explain_with_costs
 EXPLAIN SELECT ANON_COUNT(*) FROM acc_visits WHERE uid = 42;
--- raw_pg_stats
+-- raw_pg_stats (the private table's rows are not shown; sql/discovery.sql)
 SELECT most_common_vals FROM pg_stats WHERE tablename = 'acc_visits';
 -- raw_pg_statistic
 SELECT stanullfrac FROM pg_statistic LIMIT 1;
 -- raw_pg_statistic_ext_data
 SELECT stxdndistinct FROM pg_statistic_ext_data LIMIT 1;
--- raw_pg_stats_ext
+-- raw_pg_stats_ext (no row of the private table)
 SELECT n_distinct FROM pg_stats_ext WHERE tablename = 'acc_visits';
--- raw_pg_stat_user_tables
+-- raw_pg_stat_user_tables (the private table's counters masked: NULL)
 SELECT n_live_tup FROM pg_stat_user_tables WHERE relname = 'acc_visits';
--- raw_pg_statio_user_tables
+-- raw_pg_statio_user_tables (masked: NULL)
 SELECT heap_blks_read FROM pg_statio_user_tables WHERE relname = 'acc_visits';
 -- raw_pg_stat_get_function
 SELECT pg_stat_get_live_tuples('acc_visits'::regclass);
@@ -289,8 +293,8 @@ CREATE TEMP TABLE acc_result AS SELECT browser, ANON_COUNT(*) AS n FROM acc_visi
 DROP TABLE acc_result;
 -- ok_builtin_functions_in_anonymization_query
 SELECT ANON_SUM(round(duration)::int, 0, 100) > 0 AS positive FROM acc_visits WHERE lower(browser) LIKE 'f%';
--- ok_catalog_browsing (information_schema lists only relations the role holds
--- a privilege on: private tables are not among them; pg_class lists them)
+-- ok_catalog_browsing (information_schema lists the private tables the role
+-- may query through anonymization queries, as pg_class does; sql/discovery.sql)
 SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'acc\_v%' ORDER BY 1;
 SELECT column_name, data_type FROM information_schema.columns
 WHERE table_name = 'acc_visits' ORDER BY ordinal_position;
@@ -324,7 +328,12 @@ DEALLOCATE acc_raw;
 SET ROLE acc_analyst;
 SELECT anon_dp_access_level();
 SELECT count(*) FROM acc_visits;
+SET anon_dp.access_level = 'full';
 RESET ROLE;
+-- a full session lowered by the setting raises itself again
+SET anon_dp.access_level = 'anonymized';
+SET anon_dp.access_level = 'full';
+SELECT anon_dp_access_level();
 
 -- ==== removing the label restores full access ====
 -- (a role that is not anonymized may then be granted the private table)

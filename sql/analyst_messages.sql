@@ -3,7 +3,8 @@
 -- when the query is analysed (EXPLAIN and PREPARE raise it too, and an
 -- anonymized session reads it instead of the fixed error of the error
 -- channel); a call without its bounds gets the full signature in its hint;
--- GROUPING() is refused; ANON_COUNT is never below 0.
+-- GROUPING() is refused; ANON_COUNT is never below 0, nor a sum of values
+-- that are (issue 32: released values stay inside what the bounds allow).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS anon_dp;
 RESET client_min_messages;
@@ -35,6 +36,21 @@ SELECT ANON_NTILE(d, 0, 600) FROM am_visits;
 -- an untyped literal matches both ANON_SUM(x) (numeric) and the refused
 -- ANON_SUM("any"): PostgreSQL's "is not unique", which names anon_sum
 SELECT ANON_SUM('x') FROM am_visits;
+-- a name anon_dp does not have, or a value no form takes: PostgreSQL cannot
+-- resolve the call (SQLSTATE 42883 as its own error), and the message names
+-- the call as written with the aggregates or the forms that exist
+\set VERBOSITY sqlstate
+SELECT ANON_PERCENTILE_CONT(d, 0.5) FROM am_visits;
+\set VERBOSITY default
+SELECT ANON_PERCENTILE_CONT(d, 0.5) FROM am_visits;
+SELECT ANON_MEAN(d, 0, 600) FROM am_visits;
+SELECT public.anon_frobnicate(d) FROM am_visits;
+SELECT ANON_SUM(browser, 0, 1) FROM am_visits;
+SELECT ANON_AVG(browser, 0, 1) FROM am_visits;
+SELECT ANON_COUNT(browser, 1, 2) FROM am_visits;
+-- other functions keep PostgreSQL's message
+SELECT anon_dp_explain(1);
+SELECT am_no_such_function(d) FROM am_visits;
 -- anywhere at the level, also next to complete calls and in HAVING
 SELECT browser, ANON_COUNT(*) FROM am_visits GROUP BY browser HAVING ANON_AVG(d, 0) > 0;
 -- and before "reads no private table": the signature is the first thing to fix
@@ -131,6 +147,36 @@ SELECT below_zero = 0 AS count_col_never_below_zero
 FROM am_runs('SELECT ANON_COUNT(pages) FROM am_visits WHERE false', 40);
 SELECT below_zero = 0 AS count_bounded_never_below_zero
 FROM am_runs('SELECT ANON_COUNT(pages, 3) FROM am_visits WHERE false', 40);
+-- a sum of values in [0, U] is never below 0 either, of any type; one of
+-- values in [L, 0] never above 0; one of values on both sides of 0 keeps both
+-- signs (the positive control of the sum: dp_sum itself)
+SELECT below_zero > 0 AS sum_control_goes_below_zero
+FROM am_runs('SELECT anon_dp_internal.dp_sum(d, 0, 600, 0.01, 1) FROM am_visits WHERE false', 40);
+SELECT below_zero = 0 AS sum_never_below_zero, zero > 0 AS sum_shown_as_zero, above_zero > 0 AS sum_positive_kept
+FROM am_runs('SELECT ANON_SUM(d, 0, 600) FROM am_visits WHERE false', 40);
+SELECT below_zero = 0 AS int_sum_never_below_zero
+FROM am_runs('SELECT ANON_SUM(pages, 0, 6) FROM am_visits WHERE false', 40);
+SELECT below_zero = 0 AS numeric_sum_never_below_zero
+FROM am_runs('SELECT ANON_SUM(amount, 0.5, 40) FROM am_visits WHERE false', 40);
+SELECT above_zero = 0 AS negative_sum_never_above_zero, below_zero > 0 AS negative_kept
+FROM am_runs('SELECT ANON_SUM(-d, -600, 0) FROM am_visits WHERE false', 40);
+SELECT below_zero > 0 AND above_zero > 0 AS signed_sum_unchanged
+FROM am_runs('SELECT ANON_SUM(d - 300, -300, 300) FROM am_visits WHERE false', 40);
+-- an interval's value and ends likewise (the true sum lies there too)
+SELECT below_zero = 0 AS sum_interval_never_below_zero
+FROM am_runs('SELECT least((c).value, (c).lower, (c).upper) FROM (SELECT ANON_SUM_CI(d, 0, 600) AS c FROM am_visits WHERE false) s', 40);
+SELECT above_zero = 0 AS negative_sum_interval_never_above_zero
+FROM am_runs('SELECT greatest((c).value, (c).lower, (c).upper) FROM (SELECT ANON_SUM_CI(-d, -600, 0) AS c FROM am_visits WHERE false) s', 40);
+SELECT below_zero = 0 AS count_interval_never_below_zero
+FROM am_runs('SELECT least((c).value, (c).lower, (c).upper) FROM (SELECT ANON_COUNT_CI(*) AS c FROM am_visits WHERE false) s', 40);
+-- public partitions without users: their sums too
+CREATE TABLE am_days (day int);
+INSERT INTO am_days SELECT generate_series(1, 40);
+SECURITY LABEL FOR anon_dp ON TABLE am_days IS 'public';
+SELECT count(*) FILTER (WHERE s < 0) AS public_sums_below_zero, count(*) FILTER (WHERE s = 0) > 0 AS some_zero
+FROM (SELECT d.day, ANON_SUM(v.d, 0, 600) AS s FROM am_days d LEFT JOIN am_visits v ON v.pages = d.day
+      GROUP BY d.day) r;
+DROP TABLE am_days;
 -- HAVING and ORDER BY see the same value as the select list
 SELECT below_zero = 0 AS having_sees_it
 FROM am_runs('SELECT min(n) FROM (SELECT ANON_COUNT(*) AS n FROM am_visits WHERE false HAVING ANON_COUNT(*) >= 0) s', 40);
@@ -140,6 +186,20 @@ RESET anon_dp.epsilon;
 SELECT bool_and(n > 0) AS grouped_positive FROM (SELECT browser, ANON_COUNT(*) AS n FROM am_visits GROUP BY browser) s;
 -- EXPLAIN shows the post-processing
 SELECT trim(line) AS line FROM am_plan() WHERE trim(line) LIKE 'Output: GREATEST%';
+CREATE FUNCTION am_outputs(query text) RETURNS TABLE (line text) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT trim(l) FROM (SELECT l FROM am_explain_lines(query) l) s
+  WHERE trim(l) LIKE 'Output:%' LIMIT 1;
+END $$;
+CREATE FUNCTION am_explain_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN FOR l IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || query LOOP RETURN NEXT l; END LOOP; END $$;
+SELECT am_outputs('SELECT ANON_SUM(d, 0, 600) FROM am_visits') AS non_negative_sum;
+SELECT am_outputs('SELECT ANON_SUM(-d, -600, 0) FROM am_visits') AS non_positive_sum;
+SELECT am_outputs('SELECT ANON_SUM(d, -1, 600) FROM am_visits') AS signed_sum;
+SELECT am_outputs('SELECT ANON_SUM_CI(pages, 0, 6) FROM am_visits') AS sum_interval;
+DROP FUNCTION am_outputs(text);
+DROP FUNCTION am_explain_lines(text);
 
 DROP FUNCTION am_runs(text, int);
 DROP FUNCTION am_plan();

@@ -225,10 +225,15 @@ SET SESSION AUTHORIZATION att_analyst;
 SET anon_dp.epsilon = 100;
 
 -- ==== class 6: no privilege on private rows, with or without anon_dp ====
--- attack_raw_read_without_privilege (PostgreSQL's own check would refuse it too)
-SELECT has_table_privilege('att_users', 'SELECT') AS holds_select,
-       has_any_column_privilege('att_users', 'SELECT') AS holds_a_column;
+-- attack_raw_read_without_privilege (PostgreSQL's own check would refuse it too):
+-- in its own session has_table_privilege answers that the analyst may query
+-- the table (through anonymization queries: doc/access.md, "Discovery") and
+-- no more; the privilege it holds, asked from a full session, is none
+SELECT has_table_privilege('att_users', 'SELECT') AS may_query,
+       has_table_privilege('att_users', 'INSERT, UPDATE, DELETE') AS may_write;
 RESET SESSION AUTHORIZATION;
+SELECT has_table_privilege('att_analyst', 'att_users', 'SELECT') AS holds_select,
+       has_any_column_privilege('att_analyst', 'att_users', 'SELECT') AS holds_a_column;
 -- attack_grant_private_table (refused in every form)
 GRANT SELECT ON att_users TO att_analyst;
 GRANT SELECT (uid) ON att_users TO att_analyst;

@@ -42,7 +42,7 @@ SELECT g, (ANON_AVG_WITH_BOUNDS(x))[1], (ANON_AVG_WITH_BOUNDS(x))[3], ANON_SUM(x
 FROM ab_t GROUP BY g;
 
 -- ---- accuracy (truth: sum 2,194,700, mean 548.675; groups 1,097,000 and 1,097,700) ----
--- sum: bounds [-2^-20, 1024], epsilon 1/2 per release (ANON_SUM and ANON_AVG),
+-- sum: bounds [0, 1024], epsilon 1/2 per release (ANON_SUM and ANON_AVG),
 -- 1/4 for the value -> Laplace scale 4096; margin 25 scales
 SELECT abs(ANON_SUM(x) - 2194700) < 102400 AS sum_ok,
        abs(ANON_AVG(x) - 548.675) < 30 AS avg_ok
@@ -61,10 +61,11 @@ SELECT g, abs(ANON_SUM(x) - 1097350) < 154000 AS sum_ok, abs(ANON_AVG(x) - 548.6
 FROM ab_t GROUP BY g ORDER BY g;
 
 -- ---- the bounds the analyst sees ----
--- a sum keeps 0 inside its bounds: [-2^-20, 1024]; a mean starts at the lowest
+-- a sum keeps 0 inside its bounds, as the lower end when no value is
+-- negative: [0, 1024]; a mean starts at the lowest
 -- bin that passed: 64 ([64, 128) holds 125 users; the threshold at epsilon 1/2
 -- is about 37) or, rarely, 128
-SELECT b[2] = -(2 ^ -20) AS sum_lower_zero_bin, b[3] AS sum_upper,
+SELECT b[2] = 0 AS sum_lower_zero, b[3] AS sum_upper,
        abs(b[1] - 2194700) < 51200 AS sum_ok
 FROM (SELECT ANON_SUM_WITH_BOUNDS(x) AS b FROM ab_t) s;
 SELECT b[2] IN (64, 128) AS avg_lower_ok, b[3] AS avg_upper,
@@ -138,7 +139,7 @@ SELECT dp_stddev_auto_bounds(x, 5e-12, 1) FROM ab_t WHERE false;
 SELECT dp_sum_auto(x, 3e-12, 1) IS NULL AS sum_accepts FROM ab_t WHERE false;
 
 -- ---- the value's noise: epsilon / 2 with the chosen bounds ----
--- 1000 users of value 100 -> bounds [-2^-20, 128], sensitivity 128, epsilon
+-- 1000 users of value 100 -> bounds [0, 128], sensitivity 128, epsilon
 -- 1/2 of 1 -> Laplace scale 256, standard deviation 362.0.  1000 runs: the
 -- sample standard deviation has a relative standard error of about 3.5 %;
 -- [0.82, 1.18] x 362 is 5 standard errors.  The whole epsilon (sd 181) or a

@@ -179,18 +179,31 @@ RESET SESSION AUTHORIZATION;
 SELECT epsilon, delta, releases, outcome FROM bud_entries
 WHERE role = 'bud_analyst'::regrole ORDER BY entry DESC LIMIT 6;
 
--- ==== views over anonymization queries keep their parameters ====
+-- ==== views over anonymization queries are read at the reader's settings ====
 SET anon_dp.epsilon = 0.5;
 CREATE VIEW bud_daily AS SELECT day, ANON_COUNT(*) AS n FROM bud_visits GROUP BY day;
 SET anon_dp.epsilon = 5;
 CREATE VIEW bud_daily_wide AS SELECT day, ANON_COUNT(*) AS n FROM bud_visits GROUP BY day;
 RESET anon_dp.epsilon;
-GRANT SELECT ON bud_daily, bud_daily_wide TO bud_analyst;
+-- view_kept_as_written: the stored query still has its ANON_* call
+SELECT pg_get_viewdef('bud_daily') LIKE '%anon_count(*)%' AS kept_as_written;
+-- view_checked_at_create: CREATE VIEW refuses what the anonymizer refuses
+CREATE VIEW bud_bad AS SELECT ANON_COUNT(*), count(*) FROM bud_visits;
+-- a view over a hand-written release (anonymized when it was created, as anon_dp 1.0 stored them)
+CREATE VIEW bud_stored AS SELECT anon_dp_internal.dp_count(1::int8, 1::int8, 0.5::float8, 1) AS n FROM bud_days;
+GRANT SELECT ON bud_daily, bud_daily_wide, bud_stored TO bud_analyst;
 SET SESSION AUTHORIZATION bud_analyst;
--- view_charged_its_epsilon: 0.5, whatever the session's setting
+SET anon_dp.epsilon = 0.25;
+-- view_charged_reader_epsilon: 0.25, the reader's setting, not the creator's 0.5
 SELECT count(*) AS days FROM bud_daily;
--- view_over_the_cap_refused
+-- view_reader_under_cap: created at epsilon 5, read at the reader's 0.25
 SELECT count(*) AS days FROM bud_daily_wide;
+-- view_reader_over_cap_refused: the reader's caps apply to the reader's settings
+SET anon_dp.epsilon = 2;
+SELECT count(*) AS days FROM bud_daily;
+RESET anon_dp.epsilon;
+-- view_stored_release_refused: released at its creator's settings, not at all
+SELECT * FROM bud_stored;
 RESET SESSION AUTHORIZATION;
 SELECT epsilon, delta, outcome FROM bud_entries WHERE role = 'bud_analyst'::regrole
 ORDER BY entry DESC LIMIT 2;
@@ -249,7 +262,7 @@ SELECT abs(ANON_COUNT(*) - 3000) < 50 FROM bud_visits;
 SELECT count(*) FROM anon_dp_ledger WHERE actor = current_user::regrole AND outcome = 'charged';
 
 DELETE FROM anon_dp_budgets WHERE role::text LIKE 'bud\_%';
-DROP VIEW bud_entries, bud_daily, bud_daily_wide;
+DROP VIEW bud_entries, bud_daily, bud_daily_wide, bud_stored;
 DROP FUNCTION bud_spent(regrole);
 DROP TABLE bud_visits, bud_days;
 DROP OWNED BY bud_analyst;

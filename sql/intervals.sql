@@ -118,6 +118,10 @@ SELECT anon_dp_set_budget('ci_analyst', 10, 1e-3);
 SET SESSION AUTHORIZATION ci_analyst;
 -- ci_analyst_allowed: the CI forms are ANON_* aggregates of the allow-list
 SELECT (c).lower <= (c).upper AS analyst_ci FROM (SELECT ANON_COUNT_CI(*) c FROM ci_visits) r;
+-- ci_as_array: the interval as {value, lower, upper}, a built-in array drivers
+-- read as numbers (one release: the cast is post-processing)
+SELECT pg_typeof(a) AS type, array_length(a, 1) AS elements, a[2] <= a[1] AND a[1] <= a[3] AS ordered
+FROM (SELECT ANON_AVG_CI(x, 0, 10)::float8[] AS a FROM ci_visits) r;
 -- ci_charged_like_plain: one release, anon_dp.epsilon charged, as ANON_SUM
 SELECT spent_epsilon, releases FROM anon_dp_budget;
 SELECT (s).value IS NOT NULL AS ran FROM (SELECT ANON_SUM_CI(x, 0, 10) s FROM ci_visits) r;

@@ -53,6 +53,20 @@ INSERT INTO scale_check
 SELECT 'var_squares', 0.0025, dp_var(1 + (CASE WHEN u % 2 = 0 THEN 1 ELSE -1 END) / sqrt(2.0), 0, 2, 3.0, 1) - 0.5
 FROM generate_series(1, 4000) g, generate_series(1, 200) u GROUP BY g;
 
+-- dp_contribution_histogram (anon_dp_contribution_bounds): two histograms at
+-- epsilon / 2 each, sensitivity 1 -> b = 2 / epsilon = 4 at epsilon 0.5.
+-- 1000 partitions of one user with 1 group and 1 row: every count is 0 but
+-- the first of each histogram (elements 1 and 44); element 87 is the scale.
+-- Each histogram at epsilon (not epsilon / 2) halves b and fails.
+CREATE TEMP TABLE contribution_releases AS
+SELECT dp_contribution_histogram(1, 1, 0.5, 1) AS h FROM generate_series(1, 1000) g GROUP BY g;
+INSERT INTO scale_check
+SELECT 'contribution_histogram', 4, v - CASE WHEN i IN (1, 44) THEN 1 ELSE 0 END
+FROM contribution_releases, unnest(h[1:86]) WITH ORDINALITY AS u(v, i);
+SELECT bool_and(h[87] >= 4 AND h[87] < 4.004) AS contribution_scale_stated,
+       bool_and(array_length(h, 1) = 87) AS contribution_bins
+FROM contribution_releases;
+
 -- Through the rewriter: the epsilon split measured on released counts.
 -- 4000 partitions of 60 users each (always above tau); N = 3 releases.
 -- The noisy ANON_COUNT also selects the partitions (count reuse, issue 20),

@@ -1,7 +1,8 @@
 /*
  * anon_dp.c -- the module's entry point: define the settings, register the
- * security label provider, watch the extension's catalog entries and install
- * the hooks.  See doc/architecture.md for where everything else lives.
+ * security label provider, watch label changes and the extension's catalog
+ * entries, and install the hooks.  See doc/architecture.md for where
+ * everything else lives.
  */
 #include "postgres.h"
 
@@ -10,6 +11,7 @@
 
 #include "catalog.h"
 #include "bound/bound_users_node.h"
+#include "guard/label_cache.h"
 #include "guard/label_policy.h"
 #include "hooks.h"
 #include "settings.h"
@@ -23,6 +25,7 @@ _PG_init(void)
 {
 	anon_dp_define_settings();
 	anon_dp_register_label_provider();
+	label_cache_init();
 	anon_dp_catalog_init();
 	bound_users_node_register();
 	anon_dp_install_hooks(process_shared_preload_libraries_in_progress);

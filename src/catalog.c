@@ -35,6 +35,7 @@
 
 #include "anonymizer/anon_kinds.h"
 #include "catalog.h"
+#include "dp/dp_accountant.h"
 
 /* the role of one of the extension's functions */
 typedef enum function_role
@@ -78,9 +79,11 @@ static const struct
 	{"anon_dp_access_level", EXTENSION_SCHEMA},
 	{"anon_dp_allow_list", EXTENSION_SCHEMA},
 	{"anon_dp_budget_status", EXTENSION_SCHEMA},
+	{"anon_dp_contribution_bounds", EXTENSION_SCHEMA},
 	{"anon_dp_epsilon_for", EXTENSION_SCHEMA},
 	{"anon_dp_epsilon_share", EXTENSION_SCHEMA},
 	{"anon_dp_explain", EXTENSION_SCHEMA},
+	{"anon_dp_interval_array", EXTENSION_SCHEMA},
 	{"anon_dp_failed_statements", EXTENSION_SCHEMA},
 	{"anon_dp_reset_failures", EXTENSION_SCHEMA},	/* data owners: refused inside */
 	{"anon_dp_set_budget", EXTENSION_SCHEMA},
@@ -142,6 +145,13 @@ static const struct
 	[EMIT_CANONICAL_BPCHAR] = {INTERNAL_SCHEMA, "anon_dp_canonical_key", 1, {BPCHAROID}},
 	[EMIT_INTERVAL_OF] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 4,
 	{FLOAT8OID, FLOAT8OID, BOOLOID, BOOLOID}},
+	[EMIT_INTERVAL_WITHIN] = {INTERNAL_SCHEMA, "anon_dp_interval_of", 5,
+	{FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, BOOLOID}},
+	[EMIT_QUERYABLE] = {INTERNAL_SCHEMA, "anon_dp_queryable", 2, {OIDOID, TEXTOID}},
+	[EMIT_MASKED_STATISTIC] = {INTERNAL_SCHEMA, "anon_dp_masked_statistic", 3,
+	{OIDOID, OIDOID, ANYELEMENTOID}},
+	[EMIT_CONTRIBUTION_HISTOGRAM] = {INTERNAL_SCHEMA, "dp_contribution_histogram", 4,
+	{INT8OID, INT8OID, FLOAT8OID, INT4OID}},
 };
 
 typedef struct catalog_cache
@@ -228,7 +238,8 @@ add_function(Oid funcid, function_role role, int kind)
 
 /* a release: a building block that draws noise or selects, its parameters */
 static void
-mark_release(Oid funcid, int epsilon_arg, int delta_arg, int max_groups_arg)
+mark_release(Oid funcid, int epsilon_arg, int delta_arg, int max_groups_arg,
+			 int mechanism_arg, dp_block_structure structure)
 {
 	function_entry *entry;
 
@@ -241,6 +252,45 @@ mark_release(Oid funcid, int epsilon_arg, int delta_arg, int max_groups_arg)
 	entry->args.epsilon = epsilon_arg;
 	entry->args.delta = delta_arg;
 	entry->args.max_groups = max_groups_arg;
+	entry->args.mechanism = mechanism_arg;
+	entry->args.structure = structure;
+}
+
+/*
+ * How the kinds' Laplace blocks spend their epsilon (doc/noise.md §6, §10):
+ * the ones not listed draw one noisy value (DP_BLOCK_PURE, right for any
+ * epsilon-DP block).
+ */
+static const struct
+{
+	const char *block;
+	dp_block_structure structure;
+}			block_structures[] = {
+	{"dp_avg", DP_BLOCK_HALVES},
+	{"dp_avg_ci", DP_BLOCK_HALVES},
+	{"dp_var", DP_BLOCK_THIRDS},
+	{"dp_stddev", DP_BLOCK_THIRDS},
+	{"dp_ntile", DP_BLOCK_TREE},
+	{"dp_sum_auto", DP_BLOCK_AUTO_SUM},
+	{"dp_sum_auto_bounds", DP_BLOCK_AUTO_SUM},
+	{"dp_avg_auto", DP_BLOCK_AUTO_MEAN},
+	{"dp_avg_auto_bounds", DP_BLOCK_AUTO_MEAN},
+	{"dp_var_auto", DP_BLOCK_AUTO_VARIANCE},
+	{"dp_var_auto_bounds", DP_BLOCK_AUTO_VARIANCE},
+	{"dp_stddev_auto", DP_BLOCK_AUTO_VARIANCE},
+	{"dp_stddev_auto_bounds", DP_BLOCK_AUTO_VARIANCE},
+	{"dp_ntile_auto", DP_BLOCK_AUTO_TREE},
+};
+
+static dp_block_structure
+block_structure(const char *block)
+{
+	int			i;
+
+	for (i = 0; i < (int) lengthof(block_structures); i++)
+		if (strcmp(block_structures[i].block, block) == 0)
+			return block_structures[i].structure;
+	return DP_BLOCK_PURE;
 }
 
 /* the Gaussian block of a kind: the block's arguments but (epsilon, delta, C_u) last */
@@ -275,12 +325,13 @@ lookup_sample(const anon_kind *kind)
 static void
 mark_emitted_releases(void)
 {
-	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0, 1, 2);
-	mark_release(cache->emitted[EMIT_PARTITION_SELECT], 0, 1, 2);
-	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 1);
-	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3);
-	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5);
-	mark_release(cache->emitted[EMIT_NTILE_ROWS_ADAPTIVE], 4, -1, -1);
+	mark_release(cache->emitted[EMIT_PARTITION_COUNT], 0, 1, 2, -1, DP_BLOCK_SELECTION);
+	mark_release(cache->emitted[EMIT_PARTITION_SELECT], 0, 1, 2, 3, DP_BLOCK_SELECTION);
+	mark_release(cache->emitted[EMIT_PARTITION_PUBLIC], -1, -1, 1, -1, DP_BLOCK_NONE);
+	mark_release(cache->emitted[EMIT_COUNT_SELECT], 1, 2, 3, 4, DP_BLOCK_SELECTION);
+	mark_release(cache->emitted[EMIT_AVG_SELECT], 3, 4, 5, 6, DP_BLOCK_SELECTED_MEAN);
+	mark_release(cache->emitted[EMIT_NTILE_ROWS_ADAPTIVE], 4, -1, -1, -1, DP_BLOCK_ROWS_ADAPTIVE);
+	mark_release(cache->emitted[EMIT_CONTRIBUTION_HISTOGRAM], 2, -1, -1, -1, DP_BLOCK_PURE);
 }
 
 /*
@@ -360,8 +411,10 @@ resolve_known_functions(void)
 		/* a DISTINCT twin shares its aggregate: the call's DISTINCT tells them apart */
 		if (OidIsValid(cache->kind_aggregates[i]) && !kind->distinct)
 			add_function(cache->kind_aggregates[i], ROLE_ANON_AGGREGATE, i);
-		mark_release(cache->kind_blocks[i], epsilon, -1, -1);
-		mark_release(cache->kind_gaussian_blocks[i], epsilon, epsilon + 1, epsilon + 2);
+		if (kind->block != NULL)
+			mark_release(cache->kind_blocks[i], epsilon, -1, -1, -1, block_structure(kind->block));
+		mark_release(cache->kind_gaussian_blocks[i], epsilon, epsilon + 1, epsilon + 2, -1,
+					 DP_BLOCK_GAUSSIAN);
 	}
 	for (i = 0; i < EMIT_COUNT_; i++)
 		cache->emitted[i] = lookup_function(emitted_signatures[i].schema,
@@ -528,6 +581,14 @@ anon_dp_emitted_function(anon_dp_emitted which)
 {
 	return require_function(installed_cache()->emitted[which],
 							emitted_signatures[which].name);
+}
+
+Oid
+anon_dp_emitted_function_if_installed(anon_dp_emitted which)
+{
+	catalog_cache *c = current_cache();
+
+	return OidIsValid(c->extension) ? c->emitted[which] : InvalidOid;
 }
 
 bool

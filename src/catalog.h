@@ -47,6 +47,11 @@ typedef enum anon_dp_emitted
 	EMIT_CANONICAL_INTERVAL,
 	EMIT_CANONICAL_BPCHAR,
 	EMIT_INTERVAL_OF,			/* anon_dp_interval_of: an ANON_*_CI interval */
+	EMIT_INTERVAL_WITHIN,		/* ... within what the value can be (1.1) */
+	EMIT_QUERYABLE,				/* anon_dp_queryable: has_*_privilege of analysts (1.1) */
+	EMIT_MASKED_STATISTIC,		/* anon_dp_masked_statistic: statistics views (1.1) */
+	EMIT_CONTRIBUTION_HISTOGRAM,	/* dp_contribution_histogram: what users
+									 * contribute (1.1) */
 	EMIT_COUNT_
 } anon_dp_emitted;
 
@@ -71,6 +76,13 @@ extern Oid	anon_dp_interval_type(void);
 
 /* OID of an emitted function (the extension must be installed). */
 extern Oid	anon_dp_emitted_function(anon_dp_emitted which);
+
+/*
+ * The same, or InvalidOid when this database's objects lack it (an
+ * extension not yet updated to the library's version): for what may fall
+ * back to PostgreSQL's behaviour.
+ */
+extern Oid	anon_dp_emitted_function_if_installed(anon_dp_emitted which);
 
 /*
  * Whether funcid is that emitted function; false, without an error, when the
@@ -111,13 +123,17 @@ extern bool anon_dp_is_building_block(Oid funcid);
  * building blocks, their Gaussian variants, and the selection aggregates).
  * Positions (0-based) of their privacy parameters, -1 where a release has
  * none: the epsilon of one partition (the release spends C_u times it),
- * the delta it spends, and C_u.
+ * the delta it spends, C_u, and the text naming a selection's mechanism
+ * (-1: 'laplace').  structure: how the block spends its epsilon, for the
+ * accountant's zCDP charge (a dp_block_structure of dp/dp_accountant.h).
  */
 typedef struct anon_dp_release_args
 {
 	int			epsilon;
 	int			delta;
 	int			max_groups;
+	int			mechanism;
+	int			structure;
 } anon_dp_release_args;
 
 /* false when aggfnoid is not a release */

@@ -2,9 +2,12 @@
  * hooks.c -- every hook anon_dp installs, in the order a statement meets
  * them, each chained to the hook installed before it.
  *
- *   post_parse_analyze_hook   guard the analyzed statement of an anonymized
- *                             session, then anonymize its anonymization
- *                             queries (src/anonymizer)
+ *   post_parse_analyze_hook   put the query of each view over an
+ *                             anonymization query in its place (a CREATE
+ *                             VIEW keeps it as written), guard the analyzed
+ *                             statement of an anonymized session, then
+ *                             anonymize its anonymization queries
+ *                             (src/anonymizer)
  *   planner_hook              guard what view expansion revealed; after
  *                             planning, size the per-user bounding's hash
  *                             aggregation batches (src/anonymizer)
@@ -16,7 +19,9 @@
  *   ExecutorRun_hook,         the error channel: an anonymization statement
  *   ExecutorFinish_hook,      of an anonymized session fails with one fixed
  *   ExecutorEnd_hook          error, and its notices stay in the server log
- *   emit_log_hook             ... and its notices stay in the server log
+ *   emit_log_hook             ... and its notices stay in the server log;
+ *                             an unresolved ANON_* call names the forms
+ *                             that exist (src/anonymizer)
  *   ProcessUtility_hook       guard utility statements (before and after
  *                             they run); remember the query of a running
  *                             EXPLAIN
@@ -41,6 +46,7 @@
 #include "tcop/utility.h"
 
 #include "anonymizer/anonymizer.h"
+#include "anonymizer/view_expansion.h"
 #include "budget/charge.h"
 #include "budget/ledger.h"
 #include "catalog.h"
@@ -74,6 +80,9 @@ static bool preloaded = false;
  */
 static Query *explained_query = NULL;
 
+/* CREATE VIEW statements running: the query they analyze is a view's */
+static int	defining_views = 0;
+
 static void
 anon_dp_shmem_request(void)
 {
@@ -99,6 +108,16 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 		prev_post_parse_analyze_hook(pstate, query, jstate);
 	if (query == explained_query)
 		return;
+	if (OidIsValid(anon_dp_extension()))
+	{
+		/* a view over an anonymization query is anonymized when it is read */
+		if (preloaded && defining_views > 0 && query_has_anon_aggregates(query))
+		{
+			prepare_view_definition(query);
+			return;
+		}
+		expand_anonymization_views(query);
+	}
 	guard_analyzed_statement(query);
 	if (!OidIsValid(anon_dp_extension()))
 		return;
@@ -220,6 +239,7 @@ static void
 anon_dp_emit_log(ErrorData *edata)
 {
 	error_channel_filter(edata);
+	explain_unresolved_anon_call(edata);
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
 }
@@ -231,9 +251,12 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 {
 	Query	   *outer_explained = explained_query;
 	key_labels *keys = guard_utility_statement(pstmt->utilityStmt);
+	int			outer_defining = defining_views;
 
 	if (IsA(pstmt->utilityStmt, ExplainStmt))
 		explained_query = (Query *) ((ExplainStmt *) pstmt->utilityStmt)->query;
+	if (IsA(pstmt->utilityStmt, ViewStmt))
+		defining_views++;
 	PG_TRY();
 	{
 		if (prev_process_utility_hook)
@@ -247,6 +270,7 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 	PG_FINALLY();
 	{
 		explained_query = outer_explained;
+		defining_views = outer_defining;
 	}
 	PG_END_TRY();
 }
@@ -277,8 +301,6 @@ anon_dp_install_hooks(bool loaded_at_start)
 		shmem_request_hook = anon_dp_shmem_request;
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = anon_dp_shmem_startup;
-		/* the ledger names each charged statement by its query id */
-		EnableQueryId();
 	}
 	prev_post_parse_analyze_hook = post_parse_analyze_hook;
 	post_parse_analyze_hook = anon_dp_post_parse_analyze;

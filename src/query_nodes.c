@@ -97,6 +97,20 @@ add_subquery(Query *query, Query *subquery, const char *alias)
 	return ref->rtindex;
 }
 
+void
+replace_by_subquery(RangeTblEntry *rte, Query *subquery)
+{
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = subquery;
+	rte->relid = InvalidOid;
+	rte->relkind = 0;
+	rte->rellockmode = 0;
+	rte->requiredPerms = 0;
+	rte->checkAsUser = InvalidOid;
+	rte->selectedCols = NULL;
+	rte->inh = false;
+}
+
 Var *
 subquery_column(Query *subquery, int rtindex, AttrNumber resno)
 {
@@ -227,16 +241,28 @@ typed_const(Oid type, const char *text)
 					 OidInputFunctionCall(input, (char *) text, ioparam, -1), false, typbyval);
 }
 
+static Expr *
+min_max_of(Expr *a, Expr *b, MinMaxOp op)
+{
+	MinMaxExpr *result = makeNode(MinMaxExpr);
+
+	result->minmaxtype = exprType((Node *) a);
+	result->minmaxcollid = exprCollation((Node *) a);
+	result->inputcollid = exprCollation((Node *) a);
+	result->op = op;
+	result->args = list_make2(a, b);
+	result->location = -1;
+	return (Expr *) result;
+}
+
 Expr *
 greatest_of(Expr *a, Expr *b)
 {
-	MinMaxExpr *greatest = makeNode(MinMaxExpr);
+	return min_max_of(a, b, IS_GREATEST);
+}
 
-	greatest->minmaxtype = exprType((Node *) a);
-	greatest->minmaxcollid = exprCollation((Node *) a);
-	greatest->inputcollid = exprCollation((Node *) a);
-	greatest->op = IS_GREATEST;
-	greatest->args = list_make2(a, b);
-	greatest->location = -1;
-	return (Expr *) greatest;
+Expr *
+least_of(Expr *a, Expr *b)
+{
+	return min_max_of(a, b, IS_LEAST);
 }

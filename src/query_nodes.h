@@ -27,6 +27,13 @@ extern void add_group_key(Query *query, TargetEntry *tle, SortGroupClause *like)
 /* Append a subquery to FROM (cross-joined); returns its range table index. */
 extern int	add_subquery(Query *query, Query *subquery, const char *alias);
 
+/*
+ * Read a range table entry of a relation through a subquery in its place
+ * (the same columns by number): it is no longer opened, locked or checked
+ * for privileges.
+ */
+extern void replace_by_subquery(RangeTblEntry *rte, Query *subquery);
+
 /* A column of the subquery at range table index rtindex. */
 extern Var *subquery_column(Query *subquery, int rtindex, AttrNumber resno);
 
@@ -37,8 +44,9 @@ extern Aggref *call_aggregate(Oid aggfnoid, List *args, bool star, Expr *filter)
 /* An explicit cast, as CAST(expr AS type) (no node when the type matches). */
 extern Expr *cast_to(Expr *expr, Oid type);
 
-/* GREATEST(a, b), both of a's type. */
+/* GREATEST(a, b) and LEAST(a, b), both of a's type. */
 extern Expr *greatest_of(Expr *a, Expr *b);
+extern Expr *least_of(Expr *a, Expr *b);
 
 extern Const *int4_const(int32 value);
 extern Const *int8_const(int64 value);

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 
+#include "access/parallel.h"
 #include "utils/guc.h"
 #include "utils/plancache.h"
 
@@ -32,6 +33,8 @@ double		anon_dp_max_epsilon = 1.0;
 double		anon_dp_max_delta = 1e-5;
 double		anon_dp_default_budget_epsilon = 10.0;
 double		anon_dp_default_budget_delta = 1e-4;
+double		anon_dp_budget_notice = 0.1;
+uint64		anon_dp_settings_generation = 0;
 int			anon_dp_max_failed_statements = 100;
 
 static const struct config_enum_entry access_level_options[] = {
@@ -60,6 +63,26 @@ static const struct config_enum_entry quantile_rows_options[] = {
 	{"max", ANON_DP_QUANTILE_ROWS_MAX, false},
 	{NULL, 0, false}
 };
+
+/*
+ * anon_dp.access_level only lowers a session's level: SET to 'full' in a
+ * session whose role is labelled 'anonymized' is refused rather than
+ * accepted and ignored.  Values from elsewhere (defaults, ALTER ROLE ... SET,
+ * RESET's value, a parallel worker restoring its leader's) are not refused:
+ * they cannot raise the level either.
+ */
+static bool
+check_access_level(int *newval, void **extra, GucSource source)
+{
+	if (*newval != ANON_DP_ACCESS_FULL || source != PGC_S_SESSION || IsParallelWorker() ||
+		!anon_dp_session_role_is_anonymized())
+		return true;
+	GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+	GUC_check_errmsg("anon_dp.access_level cannot be set to \"full\": the session's role is labelled 'anonymized'");
+	GUC_check_errdetail("The setting can only lower a session's level; a role labelled 'anonymized' always has the anonymized level.");
+	GUC_check_errhint("Only a superuser can change the level, by removing the role's label: SECURITY LABEL FOR anon_dp ON ROLE ... IS NULL.");
+	return false;
+}
 
 /* the DP core decides what a valid epsilon and delta are */
 static bool
@@ -94,18 +117,21 @@ check_delta(double *newval, void **extra, GucSource source)
 static void
 assign_real_replanning(double newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
 static void
 assign_int_replanning(int newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
 static void
 assign_bool_replanning(bool newval, void *extra)
 {
+	anon_dp_settings_generation++;
 	ResetPlanCache();
 }
 
@@ -260,7 +286,7 @@ anon_dp_define_settings(void)
 							 &anon_dp_access_level_setting,
 							 ANON_DP_ACCESS_FULL, access_level_options,
 							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
+							 check_access_level, NULL, NULL);
 	/* superusers only (PGC_SUSET) */
 	DefineCustomStringVariable("anon_dp.label_admin_role",
 							   "Role whose members may change anon_dp security labels besides superusers.",
@@ -300,6 +326,14 @@ anon_dp_define_settings(void)
 							 10.0, 0.0, DP_EPSILON_MAX,
 							 PGC_SUSET, 0,
 							 check_budget_epsilon, NULL, NULL);
+	DefineCustomRealVariable("anon_dp.budget_notice",
+							 "Share of a privacy budget below which a statement that leaves less raises a NOTICE.",
+							 "After a charge leaves less than this share of a budget's epsilon or delta, the session is told "
+							 "what remains and how many more statements like it fit; 0 turns the notice off. Superusers only.",
+							 &anon_dp_budget_notice,
+							 0.1, 0.0, 1.0,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
 	DefineCustomRealVariable("anon_dp.default_budget_delta",
 							 "Total delta of an anonymized role that has no budget of its own.",
 							 "anon_dp_set_budget() gives a role its own budget; superusers only.",

@@ -57,6 +57,13 @@ extern int	anon_dp_quantile_rows;	/* ANON_DP_QUANTILE_ROWS_MAX (default) or auto
 
 /* access control */
 extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
+
+/*
+ * Whether a role's label makes this session anonymized, whatever
+ * anon_dp.access_level says (defined in guard/roles.c): the setting's check
+ * hook then refuses SET anon_dp.access_level = 'full'.
+ */
+extern bool anon_dp_session_role_is_anonymized(void);
 extern char *anon_dp_label_admin_role;	/* superuser only */
 extern char *anon_dp_privacy_unit;	/* the unit anonymization queries protect;
 									 * superuser only (per role and database) */
@@ -66,6 +73,14 @@ extern double anon_dp_max_epsilon;	/* per anonymization query */
 extern double anon_dp_max_delta;
 extern double anon_dp_default_budget_epsilon;	/* a role without a budget */
 extern double anon_dp_default_budget_delta;
+extern double anon_dp_budget_notice;	/* NOTICE below this share of a budget */
+
+/*
+ * Grows whenever a setting that the anonymizer writes into plans changes
+ * (anon_dp.epsilon, delta, C_u, ...): a cost computed before a change is
+ * not the cost at the session's current settings.
+ */
+extern uint64 anon_dp_settings_generation;
 extern int	anon_dp_max_failed_statements;	/* per role and database (failures.h) */
 
 extern void anon_dp_define_settings(void);

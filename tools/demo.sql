@@ -71,12 +71,13 @@ SET anon_dp.epsilon = 1.0;
 SET anon_dp.delta = 1e-5;
 SET anon_dp.max_groups_contributed = 1;
 \echo
-\echo 'SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,'
-\echo '       ANON_MEDIAN(duration_s, 0, 600) AS median_s'
+\echo 'SELECT browser_agent, ANON_COUNT(*) AS visitors, round(ANON_AVG(duration_s, 0, 600)::numeric, 1) AS avg_s,'
+\echo '       round(ANON_MEDIAN(duration_s, 0, 600)::numeric, 1) AS median_s'
 \echo 'FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;'
+\echo '(rounding the released values is post-processing: it costs nothing)'
 \echo
-SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,
-       ANON_MEDIAN(duration_s, 0, 600) AS median_s
+SELECT browser_agent, ANON_COUNT(*) AS visitors, round(ANON_AVG(duration_s, 0, 600)::numeric, 1) AS avg_s,
+       round(ANON_MEDIAN(duration_s, 0, 600)::numeric, 1) AS median_s
 FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
 \echo 'The exact answers, for comparison (an analyst would not see these):'
 SELECT browser_agent, count(DISTINCT uid) AS visitors,
@@ -89,9 +90,17 @@ GROUP BY browser_agent ORDER BY visitors DESC;
 \echo '(without running it or charging anything) and states what the planner chose.  With'
 \echo 'GROUP BY and N = 3 ANON_* calls, the noisy ANON_COUNT(*) also decides which browsers'
 \echo 'appear (count reuse), so each release gets epsilon / (C_u N) = 1/3:'
+-- a mean's noise is a noisy sum over a noisy count: its 95 % error is the sum's
+-- half-width over the users of a browser (about 4,000 here); a median's comes
+-- from a tree of noisy counts and has no scale of its own
 SELECT function, round(epsilon::numeric, 3) AS epsilon, mechanism,
-       round(noise_scale::numeric, 2) AS noise_scale,
-       round(half_width::numeric, 2) AS "95 % within",
+       coalesce(round(noise_scale::numeric, 2)::text,
+                'sum b = ' || substring(note from 'midpoint \(b = ([0-9.]+)'),
+                'no additive noise (a quantile)') AS noise_scale,
+       coalesce(round(half_width::numeric, 2)::text,
+                round((substring(note from 'midpoint \(b = ([0-9.]+)')::numeric * ln(20) / 4000)::numeric, 2)::text
+                  || ' (4,000 users)',
+                'depends on the users near the median') AS "95 % within",
        selection, round(users_for_50::numeric) AS "users for 50 %",
        round(users_for_95::numeric) AS "users for 95 %"
 FROM anon_dp_explain('SELECT browser_agent, ANON_COUNT(*) AS visitors, ANON_AVG(duration_s, 0, 600) AS avg_s,
@@ -123,7 +132,8 @@ RESET max_parallel_workers_per_gather;
 \set ECHO queries
 SELECT browser_agent, ANON_COUNT(*), count(*) FROM access_logs GROUP BY browser_agent;
 SELECT ANON_SUM(bytes, 0, bytes) FROM access_logs;
-SELECT ANON_SUM(bytes) FROM access_logs;
+SELECT ANON_MIN(duration_s) FROM access_logs;
+SELECT ANON_PERCENTILE_CONT(duration_s, 0.5) FROM access_logs;
 SELECT ANON_AVG(duration_s, 600, 0) FROM access_logs;
 SELECT ANON_COUNT(*) FROM access_logs a, access_logs b WHERE a.browser_agent = b.browser_agent;
 \set ECHO none
@@ -151,14 +161,14 @@ SELECT * FROM (
            dp_count(1::int8, 1, 0.25, 1) AS visitors,
            round(dp_avg(avg_duration, 0, 600, 0.25, 1)::numeric, 1) AS avg_s,
            round(dp_ntile(avg_duration, 0.5, 0, 600, 0.25, 1)::numeric, 1) AS median_s,
-           dp_partition_count(0.25, 1e-5, 1) AS noisy_users
+           round(dp_partition_count(0.25, 1e-5, 1))::bigint AS noisy_users
     FROM bounded GROUP BY browser_agent) released
 WHERE noisy_users IS NOT NULL
 ORDER BY visitors DESC;
 
 \echo
 \echo '=== Total traffic: bounded sum without GROUP BY (no threshold, always one row) ==='
-SELECT dp_sum(user_bytes, 0, 2000000, 0.5, 1) AS dp_total_bytes,
+SELECT round(dp_sum(user_bytes, 0, 2000000, 0.5, 1)) AS dp_total_bytes,
        (SELECT sum(bytes) FROM access_logs) AS true_total_bytes,
        dp_count(1::int8, 1, 0.5, 1) AS dp_users,
        (SELECT count(DISTINCT uid) FROM access_logs) AS true_users
@@ -186,7 +196,7 @@ SELECT round(anon_dp_tau(anon_dp_epsilon_share(1.0, 1, 1), 1e-5, 1)::numeric, 2)
 \echo
 \echo '=== Attacks that do not work ==='
 \echo 'NaN injection (paper Sec. 5.2): NaN is ignored, the result stays finite noise'
-SELECT ANON_SUM(CASE WHEN uid = 424242 THEN 'NaN'::float8 ELSE 0 END, -1, 1) AS nan_attack
+SELECT round(ANON_SUM(CASE WHEN uid = 424242 THEN 'NaN'::float8 ELSE 0 END, -1, 1)::numeric, 2) AS nan_attack
 FROM access_logs;
 \echo 'Bounds computed from the data are refused, also by the building blocks:'
 \set ON_ERROR_STOP off
@@ -205,14 +215,17 @@ SET SESSION AUTHORIZATION demo_analyst;
 SELECT current_user, anon_dp_access_level();
 SELECT browser_agent, ANON_COUNT(*) AS visitors
 FROM access_logs GROUP BY browser_agent ORDER BY visitors DESC;
-\echo 'Raw rows, exact counts and statistics are refused (each query, then its error):'
+\echo 'Raw rows and exact counts are refused (each query, then its error):'
 \set ON_ERROR_STOP off
 \set ECHO queries
 SELECT * FROM access_logs LIMIT 3;
 SELECT count(*) FROM access_logs WHERE uid = 424242;
-SELECT most_common_vals FROM pg_stats WHERE tablename = 'access_logs';
+SELECT stanullfrac FROM pg_statistic LIMIT 1;
 \set ECHO none
 \set ON_ERROR_STOP on
+\echo 'Catalogs and statistics views list the private table, with its counts masked:'
+SELECT c.relname, c.reltuples, s.n_live_tup, has_table_privilege(c.oid, 'SELECT') AS may_query
+FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'access_logs';
 RESET SESSION AUTHORIZATION;
 
 \echo

@@ -12,9 +12,44 @@ PG_MAJOR=${PG_MAJOR:-15}
 # ANON_DP_PG_BIN: another PostgreSQL installation's bin directory (developers
 # running several checkouts side by side, each against its own relocated copy)
 PG_BIN=${ANON_DP_PG_BIN:-/usr/lib/postgresql/$PG_MAJOR/bin}
-PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3 python3-psycopg2 sqlsmith"
+PACKAGES="build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libssl-dev libpq-dev python3 python3-psycopg2 sqlsmith default-jdk-headless libpostgresql-jdbc-java"
 
-log() { printf '==> %s\n' "$*" >&2; }
+log() {
+	printf '==> %s\n' "$*" >&2
+	if [ -n "${PROGRESS_FILE:-}" ]; then
+		printf '%s\n%s\n%s\n' "$SECONDS" "$*" "${PROGRESS_DIR:-}" >"$PROGRESS_FILE"
+	fi
+}
+
+# While a phase announced by log() runs, a line on stderr every
+# PROGRESS_SECONDS (30): its name, how long it has run, and the latest result
+# line (ok, PASS, FAIL) of the newest *.log in PROGRESS_DIR (when set).
+start_progress() {
+	PROGRESS_FILE=$(mktemp /tmp/anon_dp_progress.XXXXXX)
+	(
+		while sleep "${PROGRESS_SECONDS:-30}"; do
+			started="" phase="" dir=""
+			{ read -r started; read -r phase; read -r dir; } <"$PROGRESS_FILE" || true
+			[ -n "$started" ] || continue
+			latest=""
+			if [ -n "$dir" ] && [ -d "$dir" ]; then
+				newest=$(ls -t "$dir" 2>/dev/null | grep '\.log$' | head -n 1 || true)
+				if [ -n "$newest" ]; then
+					latest=$(grep -E '^(ok|not ok|PASS|FAIL)|[.][.][.] (ok|FAILED|failed)' "$dir/$newest" 2>/dev/null | tail -n 1 || true)
+				fi
+			fi
+			printf '    ... still running (%d s): %s%s\n' "$((SECONDS - started))" "${phase%% (*}" \
+				"${latest:+; latest: $latest}" >&2
+		done
+	) &
+	PROGRESS_PID=$!
+}
+
+stop_progress() {
+	if [ -n "${PROGRESS_PID:-}" ]; then kill "$PROGRESS_PID" 2>/dev/null || true; wait "$PROGRESS_PID" 2>/dev/null || true; fi
+	if [ -n "${PROGRESS_FILE:-}" ]; then rm -f "$PROGRESS_FILE"; fi
+	PROGRESS_PID="" PROGRESS_FILE=""
+}
 
 # run a command as root (directly, or through sudo when we are not root)
 as_root() {

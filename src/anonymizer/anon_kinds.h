@@ -66,6 +66,19 @@ typedef enum anon_interval
 	INTERVAL_REFUSED			/* declared only to be refused: no interval */
 } anon_interval;
 
+/*
+ * What the bounds of a call say about its released value, beyond what its
+ * building block keeps it within (a mean, a variance and a quantile stay in
+ * [lower, upper] already; a count is non_negative).
+ */
+typedef enum anon_range
+{
+	RANGE_FREE,					/* nothing more */
+	RANGE_SIGN_OF_BOUNDS		/* a sum of values in [lower, upper] (arguments 2
+								 * and 3): at least 0 when lower >= 0, at most 0
+								 * when upper <= 0 */
+} anon_range;
+
 /* One signature of an ANON_* aggregate and what it becomes. */
 typedef struct anon_kind
 {
@@ -100,6 +113,7 @@ typedef struct anon_kind
 	bool		non_negative;	/* post-processing: the query sees
 								 * GREATEST(release, 0) (a count) */
 	anon_interval interval;		/* an ANON_*_CI form */
+	anon_range	range;			/* what else bounds the released value */
 } anon_kind;
 
 /* All rows, and their number. */

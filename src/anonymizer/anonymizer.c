@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "anonymizer/anonymizer.h"
+#include "anonymizer/contributions.h"
 #include "catalog.h"
 #include "anonymizer/pipeline.h"
 
@@ -29,6 +30,15 @@ anonymizer_collect_plans(List **plans)
 	collected_plans = plans;
 }
 
+/* > 0 while anon_dp_contribution_bounds measures a statement: its epsilon */
+static double measuring_epsilon = 0.0;
+
+void
+anonymizer_measure_contributions(double epsilon)
+{
+	measuring_epsilon = epsilon;
+}
+
 void
 anonymize_statement(Query *statement)
 {
@@ -42,7 +52,16 @@ anonymize_statement(Query *statement)
 		anon_level *level = (anon_level *) lfirst(lc);
 		validated_level *valid = validate_anonymization_level(level);
 		anon_plan  *plan = plan_anonymization(valid);
-		anonymized_level *built = build_anonymized_level(plan);
+		anonymized_level *built;
+
+		if (measuring_epsilon > 0.0)
+		{
+			check_measured_level(statement, level, list_length(levels));
+			*level->query = *build_contribution_measurement(plan, measuring_epsilon);
+			continue;
+		}
+		notice_grouped_by_unit(plan);
+		built = build_anonymized_level(plan);
 
 		verify_anonymized_level(plan, built);
 		check_release_arguments(plan, built);

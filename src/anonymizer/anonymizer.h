@@ -30,6 +30,21 @@ extern void anonymizer_finish_bounding(PlannedStmt *planned);
  */
 extern void anonymizer_collect_plans(List **plans);
 
+/*
+ * emit_log_hook: PostgreSQL's "function anon_...(...) does not exist" names
+ * the call as written and the ANON_* aggregates or forms that exist
+ * (unresolved_calls.c).
+ */
+struct ErrorData;
+extern void explain_unresolved_anon_call(struct ErrorData *edata);
+
+/*
+ * While epsilon > 0 (anon_dp_contribution_bounds), every anonymization level
+ * is rewritten into the measurement of its users' contributions at that
+ * epsilon (contributions.c) instead of its releases; 0 stops.
+ */
+extern void anonymizer_measure_contributions(double epsilon);
+
 /* ERROR if the statement has an anonymization query: the library was not preloaded. */
 extern void refuse_anonymization_unless_preloaded(Query *statement);
 

@@ -41,20 +41,25 @@ typedef struct substitution
 } substitution;
 
 /*
- * A release as the level's expressions see it.  A noisy count below 0 is
- * shown as 0, an ANON_*_CI form with additive noise as its value and 95 %
- * interval (release_noise.c): post-processing of the released value, which
+ * A release as the level's expressions see it: inside what its true value
+ * can be (a noisy count below 0 is shown as 0, a sum of values in [0, U] as
+ * at least 0), an ANON_*_CI form with additive noise as its value and 95 %
+ * interval (release_noise.c).  Post-processing of the released value, which
  * costs no privacy (doc/rewriter.md, step 4).
  */
 static Node *
 released_value(anon_plan *plan, anon_release *release, Var *column)
 {
+	release_range range = release_possible_range(release);
+	Expr	   *value = (Expr *) copyObject(column);
+
 	if (release->kind->interval == INTERVAL_ADDITIVE)
-		return (Node *) released_interval(plan, release, column);
-	if (!release->kind->non_negative)
-		return (Node *) copyObject(column);
-	return (Node *) greatest_of((Expr *) copyObject(column),
-								(Expr *) typed_const(column->vartype, "0"));
+		return (Node *) released_interval(plan, release, column, range);
+	if (range.least == 0.0)
+		value = greatest_of(value, (Expr *) typed_const(column->vartype, "0"));
+	if (range.greatest == 0.0)
+		value = least_of(value, (Expr *) typed_const(column->vartype, "0"));
+	return (Node *) value;
 }
 
 static Node *

@@ -29,6 +29,9 @@ typedef struct bounded_rows
 /* Steps 1 and 2 of the rewrite (doc/rewriter.md), by plan->bounding. */
 extern bounded_rows build_bounded_rows(anon_plan *plan);
 
+/* Step 1 alone: GROUP BY uid, keys; columns anon_uid, the keys, the partials. */
+extern Query *two_step_per_user(anon_plan *plan);
+
 /* Public partitions: the bounded rows and the public keys, marked (build_public.c). */
 extern bounded_rows public_partition_rows(anon_plan *plan, bounded_rows rows);
 

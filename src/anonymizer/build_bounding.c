@@ -277,7 +277,7 @@ one_pass_rows(anon_plan *plan)
 }
 
 /* Step 1 on its own: GROUP BY uid, keys; columns anon_uid, keys, partials. */
-static Query *
+Query *
 two_step_per_user(anon_plan *plan)
 {
 	Query	   *per_user = per_user_input(plan);

@@ -30,6 +30,13 @@
 #include "dp/dp_interval.h"
 #include "dp_errors.h"
 
+/* the text analysed and the function analysing it, for errors */
+typedef struct analysed_text
+{
+	const char *query;
+	const char *function;
+} analysed_text;
+
 /*
  * An error in the analysed text points into that text (as PL/pgSQL's and
  * SPI's do), not into the statement that called anon_dp_explain.
@@ -37,24 +44,25 @@
 static void
 analysed_text_context(void *arg)
 {
+	analysed_text *text = (analysed_text *) arg;
 	int			position = geterrposition();
 
 	if (position > 0)
 	{
 		errposition(0);
 		internalerrposition(position);
-		internalerrquery((const char *) arg);
+		internalerrquery(text->query);
 	}
 	else
-		errcontext("query analysed by anon_dp_explain");
+		errcontext("query analysed by %s", text->function);
 }
 
 /* The plans of the one statement analysed; refuses anything but one SELECT. */
 static List *
-analysed_plans(const char *query_text)
+analysed_plans(const char *query_text, const char *function)
 {
-	ErrorContextCallback context = {error_context_stack, analysed_text_context,
-	(void *) query_text};
+	analysed_text text = {query_text, function};
+	ErrorContextCallback context = {error_context_stack, analysed_text_context, (void *) &text};
 	List	   *raw;
 	List	   *plans = NIL;
 	RawStmt    *stmt;
@@ -66,7 +74,7 @@ analysed_plans(const char *query_text)
 	if (list_length(raw) != 1 || !IsA(((RawStmt *) linitial(raw))->stmt, SelectStmt))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anon_dp_explain explains one SELECT statement"),
+				 errmsg("%s analyses one SELECT statement", function),
 				 errhint("Pass the text of one anonymization query, for example 'SELECT ANON_COUNT(*) FROM visits'.")));
 	stmt = (RawStmt *) linitial(raw);
 	anonymizer_collect_plans(&plans);
@@ -85,7 +93,7 @@ analysed_plans(const char *query_text)
 	if (plans == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anon_dp_explain: the statement has no anonymization query"),
+				 errmsg("%s: the statement has no anonymization query", function),
 				 errhint("An anonymization query aggregates with ANON_* aggregates, for example ANON_COUNT(*).")));
 	return plans;
 }
@@ -210,6 +218,11 @@ explain_level(anon_plan *plan, int number)
 		release_explanation *r = explain_release(plan, release, foreach_current_index(lc) + 1);
 
 		r->level = l;
+		/* what the contribution bound does, once per grouped level */
+		if (plan->grouped && l->releases == NIL && plan->selection != SELECTION_NONE)
+			r->note = psprintf("%s%seach user counts in at most %lld of its groups (anon_dp.max_groups_contributed): a user in more is counted in that many, chosen at random, which lowers counts and sums; anon_dp_contribution_bounds(query) measures how many groups users have",
+							   r->note ? r->note : "", r->note ? "; " : "",
+							   (long long) plan->max_groups);
 		l->releases = lappend(l->releases, r);
 		per_partition += release->epsilon;
 		l->charge_delta += release->delta;
@@ -229,12 +242,12 @@ explain_level(anon_plan *plan, int number)
 }
 
 List *
-explain_anonymization(const char *query_text)
+explain_anonymization(const char *query_text, const char *function)
 {
 	List	   *levels = NIL;
 	ListCell   *lc;
 
-	foreach(lc, analysed_plans(query_text))
+	foreach(lc, analysed_plans(query_text, function))
 		levels = lappend(levels, explain_level((anon_plan *) lfirst(lc),
 											   list_length(levels) + 1));
 	return levels;

@@ -41,9 +41,10 @@ typedef struct level_explanation
  * Analyse one SELECT statement as the hooks analyse it (the guard of an
  * anonymized session, validation, planning, building, the checks), without
  * planning or running it, and explain each anonymization level.  Errors are
- * the statement's own, as if it had been sent.
+ * the statement's own, as if it had been sent; function names the SQL
+ * function analysing it in the others.
  */
-extern List *explain_anonymization(const char *query_text);
+extern List *explain_anonymization(const char *query_text, const char *function);
 
 /* The releases of those levels, in order (release_explanation *). */
 extern List *explained_releases(List *levels);

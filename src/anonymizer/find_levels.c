@@ -57,7 +57,7 @@ level_aggregates(Query *query)
 	return context.aggrefs;
 }
 
-static bool
+bool
 is_anonymization_level(Query *query)
 {
 	ListCell   *lc;
@@ -119,11 +119,35 @@ find_levels_walker(Node *node, find_context *context)
 	return expression_tree_walker(node, find_levels_walker, context);
 }
 
+/*
+ * Whether a level of the statement may hold an aggregate: the statement's
+ * own, or one below it -- a subquery in FROM (also the sides of a set
+ * operation and the SELECT of an INSERT), a WITH query or a sublink.  Most
+ * statements of ordinary sessions have none of these and are not walked.
+ * (Aggregates cannot appear anywhere else; an ANON_* call that was not
+ * rewritten refuses to run, anon_aggregates.c.)
+ */
+static bool
+may_hold_aggregates(Query *statement)
+{
+	ListCell   *lc;
+
+	if (statement->commandType == CMD_UTILITY || statement->hasAggs ||
+		statement->hasSubLinks || statement->cteList != NIL)
+		return true;
+	foreach(lc, statement->rtable)
+		if (((RangeTblEntry *) lfirst(lc))->rtekind == RTE_SUBQUERY)
+			return true;
+	return false;
+}
+
 List *
 find_anonymization_levels(Query *statement)
 {
 	find_context context = {NIL, NIL};
 
+	if (!may_hold_aggregates(statement))
+		return NIL;
 	find_levels_walker((Node *) statement, &context);
 	return context.levels;
 }

@@ -36,6 +36,9 @@ extern List *find_anonymization_levels(Query *statement);
 /* The aggregates of exactly this level (Aggref *), wherever they are written. */
 extern List *level_aggregates(Query *query);
 
+/* Whether one of the aggregates of exactly this level is an ANON_* aggregate. */
+extern bool is_anonymization_level(Query *query);
+
 /* ---- validate_level.c ---- */
 
 /* One ANON_* call of a level. */
@@ -172,8 +175,25 @@ extern List *folded_block_arguments(Aggref *block);
 /* The noise of a release, from the plan its building block will make. */
 extern anon_block_noise release_noise(anon_plan *plan, anon_release *release);
 
-/* An ANON_*_CI release with additive noise: its interval, over its column. */
-extern Expr *released_interval(anon_plan *plan, anon_release *release, Var *column);
+/*
+ * What a release's true value can be, from its kind and its call's bounds
+ * (-Infinity, +Infinity: no limit): a count is at least 0, a sum of values
+ * in [lower, upper] at least 0 when lower >= 0 and at most 0 when upper <= 0.
+ */
+typedef struct release_range
+{
+	double		least;
+	double		greatest;
+} release_range;
+
+extern release_range release_possible_range(anon_release *release);
+
+/*
+ * An ANON_*_CI release with additive noise: its interval, over its column,
+ * the value and both ends within the range.
+ */
+extern Expr *released_interval(anon_plan *plan, anon_release *release, Var *column,
+							   release_range range);
 
 /* ERROR for an ANON_*_CI form that has no interval (a quantile's, ...). */
 extern void refuse_without_interval(const char *display) pg_attribute_noreturn();

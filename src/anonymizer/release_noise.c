@@ -15,11 +15,13 @@
 
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
 #include "anonymizer/build.h"
 #include "anonymizer/pipeline.h"
 #include "catalog.h"
+#include "functions/aggregate_args.h"
 #include "query_nodes.h"
 
 void
@@ -46,13 +48,63 @@ release_noise(anon_plan *plan, anon_release *release)
 							   kind->display);
 }
 
+/* a bound of the call (argument 2 or 3), folded; NaN when it is not a number yet */
+static double
+folded_bound(anon_release *release, int argno)
+{
+	Node	   *bound;
+
+	if (list_length(release->call->args) <= argno)
+		return NAN;
+	bound = eval_const_expressions(NULL, (Node *) ((TargetEntry *) list_nth(release->call->args,
+																		  argno))->expr);
+	while (IsA(bound, RelabelType))
+		bound = (Node *) ((RelabelType *) bound)->arg;
+	/* a bound the building block will refuse: release_arguments.c says why */
+	if (!IsA(bound, Const) || ((Const *) bound)->constisnull)
+		return NAN;
+	switch (((Const *) bound)->consttype)
+	{
+		case INT4OID:
+			return DatumGetInt32(((Const *) bound)->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(((Const *) bound)->constvalue);
+		case FLOAT8OID:
+			return DatumGetFloat8(((Const *) bound)->constvalue);
+		case NUMERICOID:
+			return numeric_to_double(((Const *) bound)->constvalue);
+	}
+	return NAN;
+}
+
+release_range
+release_possible_range(anon_release *release)
+{
+	release_range range = {-INFINITY, INFINITY};
+
+	if (release->kind->non_negative)
+		range.least = 0.0;
+	if (release->kind->range == RANGE_SIGN_OF_BOUNDS)
+	{
+		double		lower = folded_bound(release, 1);
+		double		upper = folded_bound(release, 2);
+
+		/* n >= 0 values of [lower, upper] sum to [n lower, n upper] */
+		if (lower >= 0.0)
+			range.least = 0.0;
+		if (upper <= 0.0)
+			range.greatest = 0.0;
+	}
+	return range;
+}
+
 /*
  * An ANON_*_CI release with additive noise, as the query sees it:
- *   anon_dp_interval_of(release::float8, half-width, non-negative, integer)
+ *   anon_dp_interval_of(release::float8, half-width, least, greatest, integer)
  * a post-processing of the released value and of query constants.
  */
 Expr *
-released_interval(anon_plan *plan, anon_release *release, Var *column)
+released_interval(anon_plan *plan, anon_release *release, Var *column, release_range range)
 {
 	anon_block_noise noise = release_noise(plan, release);
 	double		half_width = noise.half_width;
@@ -68,9 +120,10 @@ released_interval(anon_plan *plan, anon_release *release, Var *column)
 	 */
 	if (integer)
 		half_width = ceil(half_width);
-	return call_function(anon_dp_emitted_function(EMIT_INTERVAL_OF),
-						 list_make4(cast_to((Expr *) copyObject(column), FLOAT8OID),
+	return call_function(anon_dp_emitted_function(EMIT_INTERVAL_WITHIN),
+						 list_make5(cast_to((Expr *) copyObject(column), FLOAT8OID),
 									float8_const(half_width),
-									bool_const(release->kind->non_negative),
+									float8_const(range.least),
+									float8_const(range.greatest),
 									bool_const(integer)));
 }

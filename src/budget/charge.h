@@ -7,6 +7,8 @@
 
 #include "executor/execdesc.h"
 
+#include "dp/dp_accountant.h"
+
 /*
  * After ExecutorStart: when the session is anonymized and the statement
  * releases anything, check the data owner's caps (anon_dp.max_epsilon,
@@ -15,5 +17,12 @@
  * before anything runs when a cap or the budget refuses.
  */
 extern void budget_charge_statement(QueryDesc *queryDesc, int eflags);
+
+/*
+ * The cost of the session's last charged statement at the session's current
+ * settings (planned again when they changed since); false when there was
+ * none or it cannot be planned again (not a plain SELECT).
+ */
+extern bool budget_last_statement_cost(dp_charge_cost *cost);
 
 #endif							/* ANON_DP_CHARGE_H */

@@ -228,8 +228,10 @@ submit(ledger_slot *slot, const ledger_charge_request *request)
 	slot->requester = MyProc->pgprocno;
 	slot->dbid = MyDatabaseId;
 	slot->role = request->role;
-	slot->epsilon = request->epsilon;
-	slot->delta = request->delta;
+	slot->session_roles[0] = GetSessionUserId();
+	slot->session_roles[1] = GetOuterUserId();
+	slot->session_roles[2] = GetUserId();
+	slot->cost = request->cost;
 	slot->default_epsilon = anon_dp_default_budget_epsilon;
 	slot->default_delta = anon_dp_default_budget_delta;
 	slot->releases = request->releases;
@@ -289,12 +291,12 @@ wait_for_answer(ledger_slot *slot, BackgroundWorkerHandle *handle)
 }
 
 static void
-report_refusal(const ledger_slot *answer, const ledger_charge_request *request)
+report_refusal(const ledger_budget_answer *answer)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 			 errmsg("privacy budget of role \"%s\" exhausted: this statement needs epsilon %g and delta %g, %g and %g remain",
-					GetUserNameFromId(request->role, false), request->epsilon, request->delta,
+					GetUserNameFromId(answer->role, false), answer->need_epsilon, answer->need_delta,
 					Max(answer->budget_epsilon - answer->spent_epsilon, 0.0),
 					Max(answer->budget_delta - answer->spent_delta, 0.0)),
 			 errdetail("The budget is epsilon %g and delta %g in this database; %g and %g have been spent.",
@@ -304,7 +306,7 @@ report_refusal(const ledger_slot *answer, const ledger_charge_request *request)
 }
 
 void
-ledger_charge(const ledger_charge_request *request)
+ledger_charge(const ledger_charge_request *request, ledger_budget_answer *result)
 {
 	ledger_slot *slot = my_slot();
 	ledger_slot answer;
@@ -324,11 +326,12 @@ ledger_charge(const ledger_charge_request *request)
 	slot->state = SLOT_FREE;
 	LWLockRelease(ledger->lock);
 	if (answer.outcome == OUTCOME_REFUSED)
-		report_refusal(&answer, request);
+		report_refusal(&answer.answer);
 	if (answer.outcome != OUTCOME_CHARGED)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("the anon_dp privacy ledger could not charge this statement: %s", answer.message),
 				 errdetail("Nothing was released."),
 				 errhint("Try again; if it fails again, see the server log.")));
+	*result = answer.answer;
 }

@@ -18,23 +18,28 @@
 
 #include "fmgr.h"
 
+#include "budget/ledger_shared.h"
+
 /* one charge: the releases of one statement */
 typedef struct ledger_charge_request
 {
-	Oid			role;
-	double		epsilon;		/* sum over the releases */
-	double		delta;
+	Oid			role;			/* the budget role */
+	dp_charge_cost cost;		/* the releases' costs together */
 	int			releases;
-	int64		query_id;		/* PlannedStmt.queryId, 0 if not computed */
+	int64		query_id;		/* PlannedStmt.queryId; 0 (NULL in the ledger)
+								 * unless compute_query_id computes one */
 	const char *statement;		/* the statement's text */
 } ledger_charge_request;
 
 /*
- * Charges the role's budget in this database, durably, before returning.
- * ERROR when the budget cannot pay (the message says what remains), or when
- * the ledger cannot be reached: then nothing may be released.
+ * Charges the budgets of the session in this database (the role's own and
+ * its groups', ledger_store.h), durably, before returning, and says in
+ * *answer what the budget with the smallest share left has after it.  ERROR
+ * when a budget cannot pay (the message says what remains and what the
+ * statement needs), or when the ledger cannot be reached: then nothing may
+ * be released.
  */
-extern void ledger_charge(const ledger_charge_request *request);
+extern void ledger_charge(const ledger_charge_request *request, ledger_budget_answer *answer);
 
 /* shared memory of the ledger (shmem_request_hook, shmem_startup_hook) */
 extern void ledger_request_shmem(void);

@@ -14,6 +14,8 @@
 #include "datatype/timestamp.h"
 #include "storage/lwlock.h"
 
+#include "dp/dp_accountant.h"
+
 #define LEDGER_STATEMENT_MAX 1024
 #define LEDGER_MESSAGE_MAX 256
 
@@ -32,27 +34,49 @@ typedef enum ledger_outcome
 	OUTCOME_FAILED				/* the ledger could not decide */
 } ledger_outcome;
 
+/* the roles a session acts as, whose groups' budgets it spends too */
+#define LEDGER_SESSION_ROLES 3
+
+/*
+ * What a budget says about a charge: the budget that refused, or after a
+ * charge the one with the smallest share left; its totals, its spending in
+ * (epsilon, delta) after the charge (before it when refused) and before it,
+ * what the statement needs of it, and how many more statements of the same
+ * cost fit.
+ */
+typedef struct ledger_budget_answer
+{
+	Oid			role;
+	int			budgets;		/* budgets the charge concerns */
+	double		budget_epsilon;
+	double		budget_delta;
+	double		spent_epsilon;
+	double		spent_delta;
+	double		before_epsilon;	/* the spending before the statement */
+	double		before_delta;
+	double		need_epsilon;
+	double		need_delta;
+	double		fits;
+} ledger_budget_answer;
+
 typedef struct ledger_slot
 {
 	ledger_slot_state state;
 	int			requester;		/* pgprocno of the backend, for its latch */
 	/* the request */
 	Oid			dbid;
-	Oid			role;
-	double		epsilon;
-	double		delta;
+	Oid			role;			/* the budget role: its own budget */
+	Oid			session_roles[LEDGER_SESSION_ROLES];	/* session, SET ROLE, current user */
+	dp_charge_cost cost;		/* of all the statement's releases */
 	double		default_epsilon;	/* the budget of a role without one */
 	double		default_delta;
 	int			releases;
 	int64		query_id;
 	int			pid;
 	char		statement[LEDGER_STATEMENT_MAX];
-	/* the answer: the role's budget and spending after the charge */
+	/* the answer */
 	ledger_outcome outcome;
-	double		budget_epsilon;
-	double		budget_delta;
-	double		spent_epsilon;
-	double		spent_delta;
+	ledger_budget_answer answer;
 	char		message[LEDGER_MESSAGE_MAX];
 } ledger_slot;
 

@@ -3,16 +3,20 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "budget/ledger_store.h"
 #include "catalog.h"
 #include "guard/roles.h"
+#include "settings.h"
 
 /* one of the extension's tables, schema-qualified */
 static char *
@@ -73,81 +77,387 @@ execute(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 	return (int) SPI_processed;
 }
 
+/* a column of a result row; NULL reads as 0 */
+static Datum
+row_datum(uint64 row, int column, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, column, isnull);
+}
+
 static double
-result_double(int column)
+row_double(uint64 row, int column)
 {
 	bool		isnull;
-	Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, column, &isnull);
+	Datum		value = row_datum(row, column, &isnull);
 
 	return isnull ? 0.0 : DatumGetFloat8(value);
 }
 
-/* the budget and spending of the first result row into the answer */
-static void
-read_budget(ledger_slot *request)
+/* a double as text that reads back as the same double (a numeric column) */
+static Datum
+exact_text(double value)
 {
-	request->budget_epsilon = result_double(1);
-	request->budget_delta = result_double(2);
-	request->spent_epsilon = result_double(3);
-	request->spent_delta = result_double(4);
+	return CStringGetTextDatum(psprintf("%.17g", value));
 }
 
-#define BUDGET_COLUMNS \
-	"coalesce(epsilon, $5::numeric)::float8, coalesce(delta, $6::numeric)::float8, " \
-	"spent_epsilon::float8, spent_delta::float8"
+/* a double as numeric, rounded to 15 digits like a float8 cast */
+static Datum
+numeric_of(double value)
+{
+	return DirectFunctionCall1(float8_numeric, Float8GetDatum(value));
+}
 
+ledger_session
+ledger_current_session(Oid role)
+{
+	ledger_session session;
+
+	session.role = role;
+	session.session_roles[0] = GetSessionUserId();
+	session.session_roles[1] = GetOuterUserId();
+	session.session_roles[2] = GetUserId();
+	session.default_epsilon = anon_dp_default_budget_epsilon;
+	session.default_delta = anon_dp_default_budget_delta;
+	return session;
+}
+
+/* ---- the budgets a statement is charged to ---- */
+
+/*
+ * The budgets of a session: the budget role's own (the default budget when it
+ * has no row), and every budget set with anon_dp_set_budget of a role the
+ * session acts as (session user, SET ROLE role, current user) or is a member
+ * of, directly or through other roles (pg_auth_members, whatever its INHERIT
+ * option).  For each: the totals, the accountant's state, and whether
+ * composing a charge of ($3, $4) keeps the exact decimal sums within the
+ * totals.  %s: the table, then the locking clause.
+ */
+#define SELECT_BUDGETS \
+	"WITH RECURSIVE acting(r) AS (" \
+	"  SELECT unnest($2::oid[])" \
+	"  UNION SELECT m.roleid FROM pg_catalog.pg_auth_members m JOIN acting a ON m.member = a.r) " \
+	"SELECT b.role::oid, coalesce(b.epsilon, $5::numeric)::float8, coalesce(b.delta, $6::numeric)::float8," \
+	" b.composed_epsilon::float8, b.event_delta::float8, b.renyi_epsilon," \
+	" coalesce(b.renyi_order, 0), coalesce(b.conversion_delta, 0)," \
+	" b.composed_epsilon + $3::numeric <= coalesce(b.epsilon, $5::numeric)" \
+	"  AND b.event_delta + $4::numeric <= coalesce(b.delta, $6::numeric) " \
+	"FROM %s b WHERE b.role = $1 OR (b.epsilon IS NOT NULL AND b.role::oid IN (SELECT r FROM acting)) " \
+	"ORDER BY b.role::oid %s"
+
+typedef struct budget_charge
+{
+	Oid			role;
+	double		budget_epsilon;
+	double		budget_delta;
+	dp_ledger_state before;
+	dp_ledger_state after;
+	bool		basic_fits;
+	dp_charge_kind kind;
+} budget_charge;
+
+/* the accountant's decision for one budget */
+static void
+decide(budget_charge *c, const dp_charge_cost *cost)
+{
+	c->kind = dp_accountant_charge(&c->before, c->budget_epsilon, c->budget_delta, cost,
+								   c->basic_fits, &c->after);
+}
+
+/*
+ * The budgets of a session for a cost, each decided by the accountant.
+ * lock: create the budget role's row when missing and lock every row (a
+ * charge); otherwise a missing row counts as the default budget, unspent.
+ */
+static budget_charge *
+decide_budgets(const ledger_session *session, const dp_charge_cost *cost, bool lock, int *count)
+{
+	char	   *budgets = ledger_table("anon_dp_budgets");
+	Oid			types[6] = {REGROLEOID, OIDARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
+	Datum		values[6];
+	Datum		roles[LEDGER_SESSION_ROLES + 1];
+	budget_charge *charges;
+	bool		own = false;
+	uint64		i;
+	int			n = 0;
+
+	for (i = 0; i < LEDGER_SESSION_ROLES; i++)
+		roles[i] = ObjectIdGetDatum(session->session_roles[i]);
+	roles[LEDGER_SESSION_ROLES] = ObjectIdGetDatum(session->role);
+	values[0] = ObjectIdGetDatum(session->role);
+	values[1] = PointerGetDatum(construct_array(roles, LEDGER_SESSION_ROLES + 1, OIDOID,
+												sizeof(Oid), true, TYPALIGN_INT));
+	values[2] = Float8GetDatum(cost->epsilon);
+	values[3] = Float8GetDatum(cost->delta);
+	values[4] = Float8GetDatum(session->default_epsilon);
+	values[5] = Float8GetDatum(session->default_delta);
+	if (lock)
+		execute(psprintf("INSERT INTO %s (role) VALUES ($1) ON CONFLICT (role) DO NOTHING", budgets),
+				1, types, values, SPI_OK_INSERT);
+	execute(psprintf(SELECT_BUDGETS, budgets, lock ? "FOR UPDATE OF b" : ""),
+			6, types, values, SPI_OK_SELECT);
+	charges = palloc0(sizeof(budget_charge) * (SPI_processed + 1));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		budget_charge *c = &charges[n++];
+		bool		isnull;
+
+		c->role = DatumGetObjectId(row_datum(i, 1, &isnull));
+		c->budget_epsilon = row_double(i, 2);
+		c->budget_delta = row_double(i, 3);
+		c->before.composed_epsilon = row_double(i, 4);
+		c->before.event_delta = row_double(i, 5);
+		c->before.renyi_epsilon = row_double(i, 6);
+		c->before.order = row_double(i, 7);
+		c->before.conversion_delta = row_double(i, 8);
+		c->basic_fits = DatumGetBool(row_datum(i, 9, &isnull));
+		own |= c->role == session->role;
+		decide(c, cost);
+	}
+	if (!own)
+	{
+		/* no row yet: the default budget, nothing spent */
+		budget_charge *c = &charges[n++];
+
+		c->role = session->role;
+		c->budget_epsilon = session->default_epsilon;
+		c->budget_delta = session->default_delta;
+		c->basic_fits = dp_accountant_basic_fits(&c->before, c->budget_epsilon,
+												 c->budget_delta, cost);
+		decide(c, cost);
+	}
+	*count = n;
+	return charges;
+}
+
+/* the share of a budget left after a state: the smaller of epsilon's and delta's */
+static double
+share_left(const budget_charge *c, const dp_ledger_state *state)
+{
+	double		epsilon;
+	double		delta;
+	double		share = 1.0;
+
+	dp_accountant_spent(state, &epsilon, &delta);
+	if (c->budget_epsilon > 0.0)
+		share = Min(share, (c->budget_epsilon - epsilon) / c->budget_epsilon);
+	if (c->budget_delta > 0.0)
+		share = Min(share, (c->budget_delta - delta) / c->budget_delta);
+	return share;
+}
+
+/*
+ * What a charge adds to a budget's spending in (epsilon, delta): for a charge
+ * made, the spending after it less the spending before; for a refusal, what
+ * it would have needed (dp_accountant_need).
+ */
+static void
+charge_cost(const budget_charge *c, const dp_charge_cost *cost, double *epsilon, double *delta)
+{
+	double		before_epsilon;
+	double		before_delta;
+
+	if (c->kind == DP_CHARGE_REFUSED)
+	{
+		dp_accountant_need(&c->before, cost, epsilon, delta);
+		return;
+	}
+	dp_accountant_spent(&c->before, &before_epsilon, &before_delta);
+	dp_accountant_spent(&c->after, epsilon, delta);
+	*epsilon -= before_epsilon;
+	*delta -= before_delta;
+}
+
+/*
+ * The answer about a set of decided budgets: the first that refuses, else
+ * the one with the smallest share left; false when one refuses.
+ */
+static bool
+answer_of(const budget_charge *charges, int count, const dp_charge_cost *cost,
+		  ledger_budget_answer *answer)
+{
+	int			pick = -1;
+	int			i;
+	const budget_charge *c;
+	const dp_ledger_state *state;
+
+	for (i = 0; i < count && pick < 0; i++)
+		if (charges[i].kind == DP_CHARGE_REFUSED)
+			pick = i;
+	if (pick < 0)
+		for (i = 0; i < count; i++)
+			if (pick < 0 || share_left(&charges[i], &charges[i].after) <
+				share_left(&charges[pick], &charges[pick].after))
+				pick = i;
+	memset(answer, 0, sizeof(*answer));
+	answer->budgets = count;
+	if (pick < 0)
+		return true;
+	c = &charges[pick];
+	state = c->kind == DP_CHARGE_REFUSED ? &c->before : &c->after;
+	answer->role = c->role;
+	answer->budget_epsilon = c->budget_epsilon;
+	answer->budget_delta = c->budget_delta;
+	dp_accountant_spent(state, &answer->spent_epsilon, &answer->spent_delta);
+	dp_accountant_spent(&c->before, &answer->before_epsilon, &answer->before_delta);
+	charge_cost(c, cost, &answer->need_epsilon, &answer->need_delta);
+	answer->fits = dp_accountant_fits(state, c->budget_epsilon, c->budget_delta, cost);
+	return c->kind != DP_CHARGE_REFUSED;
+}
+
+/* one budget's new state after a charge */
+static void
+store_state(const ledger_slot *request, const budget_charge *c)
+{
+	Oid			types[9] = {REGROLEOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, FLOAT8OID,
+	FLOAT8OID, FLOAT8OID, TEXTOID};
+	Datum		values[9];
+	const char *sets = c->kind == DP_CHARGE_COMPOSED ?
+		"composed_epsilon = composed_epsilon + $2::numeric, event_delta = event_delta + $3::numeric" :
+		"renyi_epsilon = $6, renyi_order = $7, conversion_delta = $8, event_delta = $9::numeric";
+	double		rho = request->cost.rho_gauss + request->cost.rho_pure;
+
+	values[0] = ObjectIdGetDatum(c->role);
+	values[1] = Float8GetDatum(request->cost.epsilon);
+	values[2] = Float8GetDatum(request->cost.delta);
+	values[3] = Float8GetDatum(isinf(rho) ? 0.0 : rho);
+	values[4] = Int32GetDatum(request->releases);
+	values[5] = Float8GetDatum(c->after.renyi_epsilon);
+	values[6] = Float8GetDatum(c->after.order);
+	values[7] = Float8GetDatum(c->after.conversion_delta);
+	values[8] = exact_text(c->after.event_delta);
+	execute(psprintf("UPDATE %s SET %s, spent_epsilon = spent_epsilon + $2::numeric, "
+					 "spent_delta = spent_delta + $3::numeric, spent_rho = spent_rho + $4, "
+					 "releases = releases + $5, changed = clock_timestamp() WHERE role = $1",
+					 ledger_table("anon_dp_budgets"), sets),
+			9, types, values, SPI_OK_UPDATE);
+}
+
+#define ENTRY_COLUMNS 15
+
+/*
+ * The ledger row of one budget's charge or refusal: the statement's
+ * composed (epsilon, delta) as before, how it was charged, its zCDP, what
+ * it added (or would have added) to the budget's spending, and the
+ * spending after it.
+ */
+static void
+insert_entry(const ledger_slot *request, const budget_charge *c)
+{
+	bool		charged = c->kind != DP_CHARGE_REFUSED;
+	Oid			types[ENTRY_COLUMNS] = {REGROLEOID, FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID,
+		REGROLEOID, INT4OID, INT8OID, TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+	FLOAT8OID, FLOAT8OID};
+	Datum		values[ENTRY_COLUMNS];
+	char		nulls[ENTRY_COLUMNS + 1];
+	double		rho = request->cost.rho_gauss + request->cost.rho_pure;
+	double		spent_epsilon;
+	double		spent_delta;
+	double		need_epsilon;
+	double		need_delta;
+
+	memset(nulls, ' ', ENTRY_COLUMNS);
+	nulls[ENTRY_COLUMNS] = '\0';
+	dp_accountant_spent(charged ? &c->after : &c->before, &spent_epsilon, &spent_delta);
+	charge_cost(c, &request->cost, &need_epsilon, &need_delta);
+	values[0] = ObjectIdGetDatum(c->role);
+	values[1] = Float8GetDatum(request->cost.epsilon);
+	values[2] = Float8GetDatum(request->cost.delta);
+	values[3] = Int32GetDatum(request->releases);
+	values[4] = CStringGetTextDatum(charged ? "charged" : "refused");
+	values[5] = ObjectIdGetDatum(request->role);
+	values[6] = Int32GetDatum(request->pid);
+	values[7] = Int64GetDatum(request->query_id);
+	values[8] = CStringGetTextDatum(request->statement);
+	values[9] = CStringGetTextDatum(dp_charge_kind_name(c->kind));
+	values[10] = Float8GetDatum(rho);
+	values[11] = Float8GetDatum(need_epsilon);
+	values[12] = Float8GetDatum(need_delta);
+	values[13] = Float8GetDatum(spent_epsilon);
+	values[14] = Float8GetDatum(spent_delta);
+	if (request->query_id == 0)
+		nulls[7] = 'n';			/* compute_query_id computed none */
+	if (!charged)
+		nulls[9] = 'n';
+	if (isinf(rho))
+		nulls[10] = 'n';		/* no zCDP account: composed only */
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
+									   "backend_pid, query_id, statement, accounting, rho, "
+									   "cost_epsilon, cost_delta, spent_epsilon, spent_delta) "
+									   "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $6, $7, $8, $9, "
+									   "$10, $11, $12::numeric, $13::numeric, $14::numeric, $15::numeric)",
+									   ledger_table("anon_dp_ledger")),
+							  ENTRY_COLUMNS, types, values, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "anon_dp ledger: inserting a ledger row failed");
+}
+
+/*
+ * A charge is made to all its budgets or to none: a statement one budget
+ * cannot pay is refused (and only the refusing budgets get a 'refused' row).
+ */
 static void
 charge_body(void *arg)
 {
 	ledger_slot *request = (ledger_slot *) arg;
-	char	   *budgets = ledger_table("anon_dp_budgets");
-	Oid			types[8] = {REGROLEOID, FLOAT8OID, FLOAT8OID, INT4OID, FLOAT8OID, FLOAT8OID,
-	INT4OID, INT8OID};
-	Datum		values[8];
+	ledger_session session;
+	int			count;
+	budget_charge *charges;
+	int			i;
 
-	values[0] = ObjectIdGetDatum(request->role);
-	values[1] = Float8GetDatum(request->epsilon);
-	values[2] = Float8GetDatum(request->delta);
-	values[3] = Int32GetDatum(request->releases);
-	values[4] = Float8GetDatum(request->default_epsilon);
-	values[5] = Float8GetDatum(request->default_delta);
-	execute(psprintf("INSERT INTO %s (role) VALUES ($1) ON CONFLICT (role) DO NOTHING", budgets),
-			1, types, values, SPI_OK_INSERT);
-	if (execute(psprintf("UPDATE %s SET spent_epsilon = spent_epsilon + $2::numeric, "
-						 "spent_delta = spent_delta + $3::numeric, releases = releases + $4, "
-						 "changed = clock_timestamp() "
-						 "WHERE role = $1 "
-						 "AND spent_epsilon + $2::numeric <= coalesce(epsilon, $5::numeric) "
-						 "AND spent_delta + $3::numeric <= coalesce(delta, $6::numeric) "
-						 "RETURNING " BUDGET_COLUMNS, budgets),
-				6, types, values, SPI_OK_UPDATE_RETURNING) == 1)
-		request->outcome = OUTCOME_CHARGED;
-	else
+	session.role = request->role;
+	memcpy(session.session_roles, request->session_roles, sizeof(session.session_roles));
+	session.default_epsilon = request->default_epsilon;
+	session.default_delta = request->default_delta;
+	charges = decide_budgets(&session, &request->cost, true, &count);
+	if (!answer_of(charges, count, &request->cost, &request->answer))
 	{
 		request->outcome = OUTCOME_REFUSED;
-		execute(psprintf("SELECT " BUDGET_COLUMNS " FROM %s WHERE role = $1", budgets),
-				6, types, values, SPI_OK_SELECT);
+		for (i = 0; i < count; i++)
+			if (charges[i].kind == DP_CHARGE_REFUSED)
+				insert_entry(request, &charges[i]);
+		return;
 	}
-	read_budget(request);
-	values[4] = CStringGetTextDatum(request->outcome == OUTCOME_CHARGED ? "charged" : "refused");
-	types[4] = TEXTOID;
-	values[5] = Int32GetDatum(request->pid);
-	types[5] = INT4OID;
-	values[6] = Int64GetDatum(request->query_id);
-	types[6] = INT8OID;
-	values[7] = CStringGetTextDatum(request->statement);
-	types[7] = TEXTOID;
-	execute(psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
-					 "backend_pid, query_id, statement) "
-					 "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $1, $6, $7, $8)",
-					 ledger_table("anon_dp_ledger")),
-			8, types, values, SPI_OK_INSERT);
+	for (i = 0; i < count; i++)
+	{
+		store_state(request, &charges[i]);
+		insert_entry(request, &charges[i]);
+	}
+	request->outcome = OUTCOME_CHARGED;
 }
 
 void
 ledger_store_charge(ledger_slot *request)
 {
 	as_ledger(charge_body, request);
+}
+
+/* ---- what a statement would find ---- */
+
+typedef struct outlook_work
+{
+	const ledger_session *session;
+	const dp_charge_cost *cost;
+	ledger_budget_answer *answer;
+	bool		fits;
+} outlook_work;
+
+static void
+outlook_body(void *arg)
+{
+	outlook_work *work = (outlook_work *) arg;
+	int			count;
+	budget_charge *charges = decide_budgets(work->session, work->cost, false, &count);
+
+	work->fits = answer_of(charges, count, work->cost, work->answer);
+}
+
+bool
+ledger_store_outlook(const ledger_session *session, const dp_charge_cost *cost,
+					 ledger_budget_answer *answer)
+{
+	outlook_work work = {session, cost, answer, false};
+
+	as_ledger(outlook_body, &work);
+	return work.fits;
 }
 
 /* ---- budget changes (anon_dp_set_budget, anon_dp_reset_budget) ---- */
@@ -160,6 +470,32 @@ typedef struct budget_change
 	double		epsilon;
 	double		delta;
 } budget_change;
+
+/*
+ * What a reset gives back: the role's spending in (epsilon, delta) as the
+ * accountant counts it (0 without a row), its row locked.
+ */
+static void
+spending_to_reset(Oid role, double *epsilon, double *delta)
+{
+	Oid			types[1] = {REGROLEOID};
+	Datum		values[1] = {ObjectIdGetDatum(role)};
+	dp_ledger_state state = {0};
+
+	*epsilon = 0.0;
+	*delta = 0.0;
+	if (execute(psprintf("SELECT composed_epsilon::float8, event_delta::float8, renyi_epsilon, "
+						 "coalesce(renyi_order, 0), coalesce(conversion_delta, 0) FROM %s "
+						 "WHERE role::oid = $1::oid FOR UPDATE", ledger_table("anon_dp_budgets")),
+				1, types, values, SPI_OK_SELECT) == 0)
+		return;
+	state.composed_epsilon = row_double(0, 1);
+	state.event_delta = row_double(0, 2);
+	state.renyi_epsilon = row_double(0, 3);
+	state.order = row_double(0, 4);
+	state.conversion_delta = row_double(0, 5);
+	dp_accountant_spent(&state, epsilon, delta);
+}
 
 static void
 change_body(void *arg)
@@ -176,16 +512,17 @@ change_body(void *arg)
 	values[3] = ObjectIdGetDatum(change->actor);
 	if (change->reset)
 	{
+		double		epsilon;
+		double		delta;
+
 		/* the ledger row says how much was given back */
 		outcome = "budget reset";
-		execute(psprintf("WITH old AS (SELECT role, spent_epsilon, spent_delta FROM %s "
-						 "WHERE role::oid = $1::oid FOR UPDATE) "
-						 "SELECT coalesce((SELECT spent_epsilon::float8 FROM old), 0), "
-						 "coalesce((SELECT spent_delta::float8 FROM old), 0)", budgets),
-				1, types, values, SPI_OK_SELECT);
-		values[1] = Float8GetDatum(result_double(1));
-		values[2] = Float8GetDatum(result_double(2));
+		spending_to_reset(change->role, &epsilon, &delta);
+		values[1] = Float8GetDatum(epsilon);
+		values[2] = Float8GetDatum(delta);
 		execute(psprintf("UPDATE %s SET spent_epsilon = 0, spent_delta = 0, releases = 0, "
+						 "composed_epsilon = 0, event_delta = 0, renyi_epsilon = 0, "
+						 "renyi_order = NULL, conversion_delta = NULL, spent_rho = 0, "
 						 "changed = clock_timestamp() WHERE role = $1", budgets),
 				1, types, values, SPI_OK_UPDATE);
 	}
@@ -225,56 +562,111 @@ ledger_store_reset_budget(Oid role)
 typedef struct budget_rows
 {
 	FunctionCallInfo fcinfo;
-	Oid			role;
-	double		default_epsilon;
-	double		default_delta;
+	const ledger_session *session;
+	const dp_charge_cost *last;
 } budget_rows;
+
+/*
+ * Every labelled analyst and every role with a row (administrators), or the
+ * budgets of the session; the spending columns are the exact decimal sums
+ * (right until the first concentrated charge), the state follows.
+ */
+#define SELECT_BUDGET_ROWS \
+	"WITH RECURSIVE acting(r) AS (" \
+	"  SELECT unnest($4::oid[])" \
+	"  UNION SELECT m.roleid FROM pg_catalog.pg_auth_members m JOIN acting a ON m.member = a.r), " \
+	"roles AS (" \
+	"  SELECT objoid::regrole AS role FROM pg_catalog.pg_shseclabel" \
+	"  WHERE provider = 'anon_dp' AND classoid = 'pg_catalog.pg_authid'::pg_catalog.regclass" \
+	"    AND label = 'anonymized'" \
+	"  UNION SELECT role FROM %s UNION SELECT $1 WHERE $1::oid <> 0) " \
+	"SELECT r.role, coalesce(b.epsilon, $2::numeric), coalesce(b.delta, $3::numeric)," \
+	" coalesce(b.composed_epsilon, 0), coalesce(b.event_delta, 0)," \
+	" greatest(coalesce(b.epsilon, $2::numeric) - coalesce(b.composed_epsilon, 0), 0)," \
+	" greatest(coalesce(b.delta, $3::numeric) - coalesce(b.event_delta, 0), 0)," \
+	" coalesce(b.releases, 0), CASE WHEN b.epsilon IS NULL THEN 'default' ELSE 'set' END," \
+	" CASE WHEN b.renyi_order IS NULL THEN 'composed' ELSE 'concentrated' END," \
+	" coalesce(b.spent_rho, 0), coalesce(b.spent_epsilon, 0)," \
+	" b.epsilon IS NOT NULL AND EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m" \
+	"   WHERE m.roleid = r.role::oid)," \
+	" coalesce(b.composed_epsilon::float8, 0), coalesce(b.event_delta::float8, 0)," \
+	" coalesce(b.renyi_epsilon, 0), coalesce(b.renyi_order, 0), coalesce(b.conversion_delta, 0)," \
+	" coalesce(b.epsilon, $2::numeric)::float8, coalesce(b.delta, $3::numeric)::float8 " \
+	"FROM roles r LEFT JOIN %s b ON b.role::oid = r.role::oid " \
+	"WHERE $1::oid = 0 OR r.role::oid = $1::oid" \
+	" OR (b.epsilon IS NOT NULL AND r.role::oid IN (SELECT r FROM acting)) " \
+	"ORDER BY r.role::text"
+
+/*
+ * The view's columns (anon_dp_budget_status's OUT parameters): the first 13
+ * are the query's, the last is computed; a 1.0 definition has the first 9.
+ */
+#define BUDGET_VIEW_COLUMNS 14
+#define BUDGET_STATE_COLUMN 14	/* of the query: the state, then the totals */
+
+static void
+put_budget_row(ReturnSetInfo *rsinfo, uint64 i, const dp_charge_cost *last)
+{
+	Datum		row[BUDGET_VIEW_COLUMNS];
+	bool		nulls[BUDGET_VIEW_COLUMNS] = {0};
+	dp_ledger_state state;
+	double		budget_epsilon = row_double(i, BUDGET_STATE_COLUMN + 5);
+	double		budget_delta = row_double(i, BUDGET_STATE_COLUMN + 6);
+	int			c;
+
+	for (c = 0; c < BUDGET_VIEW_COLUMNS - 1; c++)
+		row[c] = row_datum(i, c + 1, &nulls[c]);
+	state.composed_epsilon = row_double(i, BUDGET_STATE_COLUMN);
+	state.event_delta = row_double(i, BUDGET_STATE_COLUMN + 1);
+	state.renyi_epsilon = row_double(i, BUDGET_STATE_COLUMN + 2);
+	state.order = row_double(i, BUDGET_STATE_COLUMN + 3);
+	state.conversion_delta = row_double(i, BUDGET_STATE_COLUMN + 4);
+	if (state.order > 1.0)
+	{
+		/* after the first concentrated charge the spending is the accountant's */
+		double		epsilon;
+		double		delta;
+
+		dp_accountant_spent(&state, &epsilon, &delta);
+		row[3] = numeric_of(epsilon);
+		row[4] = numeric_of(delta);
+		row[5] = numeric_of(Max(budget_epsilon - epsilon, 0.0));
+		row[6] = numeric_of(Max(budget_delta - delta, 0.0));
+	}
+	nulls[13] = last == NULL;
+	row[13] = last == NULL ? (Datum) 0 :
+		Int64GetDatum((int64) dp_accountant_fits(&state, budget_epsilon, budget_delta, last));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+}
 
 static void
 rows_body(void *arg)
 {
 	budget_rows *rows = (budget_rows *) arg;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) rows->fcinfo->resultinfo;
-	Oid			types[3] = {REGROLEOID, FLOAT8OID, FLOAT8OID};
-	Datum		values[3];
+	char	   *budgets = ledger_table("anon_dp_budgets");
+	Oid			types[4] = {REGROLEOID, FLOAT8OID, FLOAT8OID, OIDARRAYOID};
+	Datum		values[4];
+	Datum		roles[LEDGER_SESSION_ROLES];
 	uint64		i;
 
-	values[0] = ObjectIdGetDatum(rows->role);
-	values[1] = Float8GetDatum(rows->default_epsilon);
-	values[2] = Float8GetDatum(rows->default_delta);
-	/* every labelled analyst, and every role that has a row */
-	execute(psprintf("WITH roles AS ("
-					 " SELECT objoid::regrole AS role FROM pg_shseclabel"
-					 " WHERE provider = 'anon_dp' AND classoid = 'pg_authid'::regclass"
-					 "   AND label = 'anonymized'"
-					 " UNION SELECT role FROM %s UNION SELECT $1 WHERE $1::oid <> 0) "
-					 "SELECT r.role, coalesce(b.epsilon, $2::numeric), coalesce(b.delta, $3::numeric),"
-					 " coalesce(b.spent_epsilon, 0), coalesce(b.spent_delta, 0),"
-					 " greatest(coalesce(b.epsilon, $2::numeric) - coalesce(b.spent_epsilon, 0), 0),"
-					 " greatest(coalesce(b.delta, $3::numeric) - coalesce(b.spent_delta, 0), 0),"
-					 " coalesce(b.releases, 0),"
-					 " CASE WHEN b.epsilon IS NULL THEN 'default' ELSE 'set' END "
-					 "FROM roles r LEFT JOIN %s b ON b.role::oid = r.role::oid "
-					 "WHERE $1::oid = 0 OR r.role::oid = $1::oid ORDER BY r.role::text",
-					 ledger_table("anon_dp_budgets"), ledger_table("anon_dp_budgets")),
-			3, types, values, SPI_OK_SELECT);
+	for (i = 0; i < LEDGER_SESSION_ROLES; i++)
+		roles[i] = ObjectIdGetDatum(rows->session->session_roles[i]);
+	values[0] = ObjectIdGetDatum(rows->session->role);
+	values[1] = Float8GetDatum(rows->session->default_epsilon);
+	values[2] = Float8GetDatum(rows->session->default_delta);
+	values[3] = PointerGetDatum(construct_array(roles, LEDGER_SESSION_ROLES, OIDOID,
+												sizeof(Oid), true, TYPALIGN_INT));
+	execute(psprintf(SELECT_BUDGET_ROWS, budgets, budgets), 4, types, values, SPI_OK_SELECT);
 	for (i = 0; i < SPI_processed; i++)
-	{
-		Datum		row[9];
-		bool		nulls[9];
-		int			c;
-
-		for (c = 0; c < 9; c++)
-			row[c] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
-	}
+		put_budget_row(rsinfo, i, rows->last);
 }
 
 void
-ledger_store_budget_rows(FunctionCallInfo fcinfo, Oid role,
-						 double default_epsilon, double default_delta)
+ledger_store_budget_rows(FunctionCallInfo fcinfo, const ledger_session *session,
+						 const dp_charge_cost *last)
 {
-	budget_rows rows = {fcinfo, role, default_epsilon, default_delta};
+	budget_rows rows = {fcinfo, session, last};
 
 	InitMaterializedSRF(fcinfo, 0);
 	as_ledger(rows_body, &rows);

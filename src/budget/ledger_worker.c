@@ -106,10 +106,7 @@ answer_batch(ledger_slot *batch, int *indexes, int n)
 		if (slot->state != SLOT_TAKEN)
 			continue;
 		slot->outcome = batch[i].outcome;
-		slot->budget_epsilon = batch[i].budget_epsilon;
-		slot->budget_delta = batch[i].budget_delta;
-		slot->spent_epsilon = batch[i].spent_epsilon;
-		slot->spent_delta = batch[i].spent_delta;
+		slot->answer = batch[i].answer;
 		strlcpy(slot->message, batch[i].message, LEDGER_MESSAGE_MAX);
 		slot->state = SLOT_DONE;
 		ledger_wake(slot->requester);

@@ -23,10 +23,12 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 
 #include "budget/releases.h"
 #include "catalog.h"
+#include "dp/dp_selection.h"
 
 /* where in the plan a node is, as far as running it twice is concerned */
 typedef struct release_walk
@@ -80,10 +82,19 @@ aggref_argument(Aggref *aggref, int argno)
 	return ((TargetEntry *) list_nth(aggref->args, argno))->expr;
 }
 
+/* one noise-drawing or selecting call: its privacy parameters */
+typedef struct release_call
+{
+	double		epsilon;		/* per partition; 0 without one */
+	double		delta;
+	int			structure;		/* dp_block_structure */
+	int			mechanism;		/* dp_selection_mechanism */
+} release_call;
+
 /*
  * The noise-drawing and selecting calls of an expression: the sum of their
- * epsilon (per partition), the sum of their delta, and the largest C_u any
- * of them names.
+ * epsilon (per partition), the sum of their delta, the largest C_u any of
+ * them names, and each call.
  */
 typedef struct release_calls
 {
@@ -92,7 +103,26 @@ typedef struct release_calls
 	double		delta;
 	double		max_groups;		/* 0 when no call names C_u */
 	bool		split;			/* a call finalizes partial states */
+	List	   *each;			/* release_call */
 } release_calls;
+
+/* a selection's mechanism: a constant text naming it, or -1 */
+static int
+const_mechanism(Expr *expr)
+{
+	Const	   *c;
+	dp_selection_mechanism mechanism;
+
+	while (IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	if (!IsA(expr, Const) || ((Const *) expr)->constisnull ||
+		((Const *) expr)->consttype != TEXTOID)
+		return -1;
+	c = (Const *) expr;
+	if (!dp_selection_parse(TextDatumGetCString(c->constvalue), &mechanism))
+		return -1;
+	return (int) mechanism;
+}
 
 static bool
 release_calls_walker(Node *node, release_calls *calls)
@@ -104,6 +134,7 @@ release_calls_walker(Node *node, release_calls *calls)
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *aggref = (Aggref *) node;
+		release_call *call;
 
 		if (!anon_dp_release_arguments(aggref->aggfnoid, &args))
 			return false;
@@ -113,10 +144,17 @@ release_calls_walker(Node *node, release_calls *calls)
 			calls->split = true;
 			return false;
 		}
+		call = palloc0(sizeof(release_call));
+		call->structure = args.structure;
+		call->mechanism = args.mechanism >= 0 ?
+			const_mechanism(aggref_argument(aggref, args.mechanism)) : DP_SELECT_LAPLACE;
 		if (args.epsilon >= 0)
-			calls->epsilon += const_double(aggref_argument(aggref, args.epsilon));
+			call->epsilon = const_double(aggref_argument(aggref, args.epsilon));
 		if (args.delta >= 0)
-			calls->delta += const_double(aggref_argument(aggref, args.delta));
+			call->delta = const_double(aggref_argument(aggref, args.delta));
+		calls->epsilon += call->epsilon;
+		calls->delta += call->delta;
+		calls->each = lappend(calls->each, call);
 		if (args.max_groups >= 0)
 		{
 			double		groups = const_double(aggref_argument(aggref, args.max_groups));
@@ -137,10 +175,42 @@ release_calls_walker(Node *node, release_calls *calls)
 	return expression_tree_walker(node, release_calls_walker, calls);
 }
 
+/*
+ * The accountant's cost of a release's calls (dp_block_cost): a user's rows
+ * reach at most max_groups partitions, one row in each when the Agg groups
+ * (the rewriter's per-user aggregation), else they meet in its one group
+ * (the leftover partition).  A call the accountant has no zCDP account of
+ * makes the release's concentrated cost infinite: it can only be composed.
+ */
+static dp_charge_cost
+calls_cost(List *each, int64 max_groups, bool grouped, double epsilon, double delta)
+{
+	dp_charge_cost cost = {0};
+	ListCell   *lc;
+
+	foreach(lc, each)
+	{
+		release_call *call = (release_call *) lfirst(lc);
+		dp_charge_cost one;
+
+		if (dp_block_cost((dp_block_structure) call->structure, call->mechanism,
+						  call->epsilon, call->delta, max_groups, grouped, &one) != DP_OK)
+		{
+			one.rho_gauss = get_float8_infinity();
+			one.xi = 0.0;
+		}
+		dp_charge_cost_add(&cost, &one);
+	}
+	/* composed: what anon_dp 1.0 charged, to the bit */
+	cost.epsilon = epsilon;
+	cost.delta = delta;
+	return cost;
+}
+
 static void
 note_release(PlanState *ps, release_walk *walk)
 {
-	release_calls calls = {0, 0.0, 0.0, 0.0, false};
+	release_calls calls = {0, 0.0, 0.0, 0.0, false, NIL};
 	release    *r;
 
 	release_calls_walker((Node *) ps->plan->targetlist, &calls);
@@ -166,6 +236,8 @@ note_release(PlanState *ps, release_walk *walk)
 	r->max_groups = calls.max_groups >= 1.0 ? (int64) calls.max_groups : 1;
 	r->epsilon = (double) r->max_groups * calls.epsilon;
 	r->delta = calls.delta;
+	r->cost = calls_cost(calls.each, r->max_groups, ((Agg *) ps->plan)->numCols > 0,
+						 r->epsilon, r->delta);
 	walk->releases = lappend(walk->releases, r);
 }
 
@@ -257,6 +329,17 @@ statement_releases(QueryDesc *queryDesc, const char **refused)
 	find_releases(queryDesc->planstate, &walk);
 	*refused = walk.refused;
 	return walk.releases;
+}
+
+dp_charge_cost
+releases_cost(List *releases)
+{
+	dp_charge_cost cost = {0};
+	ListCell   *lc;
+
+	foreach(lc, releases)
+		dp_charge_cost_add(&cost, &((release *) lfirst(lc))->cost);
+	return cost;
 }
 
 void

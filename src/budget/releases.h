@@ -13,13 +13,17 @@
 #include "executor/execdesc.h"
 #include "nodes/execnodes.h"
 
+#include "dp/dp_accountant.h"
+
 /* One anonymization level of the plan and what one execution of it costs. */
 typedef struct release
 {
 	PlanState  *node;			/* the Agg node that draws the noise */
 	double		epsilon;		/* C_u times the sum of its calls' epsilon */
-	double		delta;			/* the tau threshold's delta; 0 without one */
+	double		delta;			/* the sum of its calls' delta; 0 without one */
 	int64		max_groups;		/* C_u; 1 without GROUP BY */
+	dp_charge_cost cost;		/* for the accountant: composed (epsilon,
+								 * delta) and concentrated */
 } release;
 
 /*
@@ -40,5 +44,8 @@ extern void refuse_release_plan(const char *refused) pg_attribute_noreturn();
  * fails the statement instead of drawing fresh noise the budget did not pay.
  */
 extern void watch_releases(List *releases);
+
+/* The cost of a statement's releases together. */
+extern dp_charge_cost releases_cost(List *releases);
 
 #endif							/* ANON_DP_RELEASES_H */

@@ -100,6 +100,16 @@ dp_sum_release_real(dp_rng *rng, const dp_sum *s)
 							  dp_noisy_units(rng, &s->plan, s->units));
 }
 
+double
+dp_sum_within_bounds(double released, double lower, double upper)
+{
+	if (lower >= 0.0 && released < 0.0)
+		return 0.0;
+	if (upper <= 0.0 && released > 0.0)
+		return 0.0;
+	return released;
+}
+
 dp_i128
 dp_sum_release_int(dp_rng *rng, const dp_sum *s)
 {

@@ -101,6 +101,13 @@ extern void dp_sum_merge(dp_sum *into, const dp_sum *from);
 extern double dp_sum_release_real(dp_rng *rng, const dp_sum *s);
 extern dp_i128 dp_sum_release_int(dp_rng *rng, const dp_sum *s);
 
+/*
+ * A released sum of values clamped to [lower, upper], moved into what such
+ * a sum can be: any number n >= 0 of values in [lower, upper] sums to at
+ * least 0 when lower >= 0 and to at most 0 when upper <= 0 (post-processing).
+ */
+extern double dp_sum_within_bounds(double released, double lower, double upper);
+
 /* ---- mean ---- */
 
 typedef struct dp_mean

@@ -84,12 +84,13 @@ dp_auto_pick(const double *noisy, double threshold, bool include_zero,
 		}
 	if (low < 0)
 		return false;
-	if (include_zero && low > DP_AUTO_ZERO_BIN)
-		low = DP_AUTO_ZERO_BIN;
-	if (include_zero && high < DP_AUTO_ZERO_BIN)
-		high = DP_AUTO_ZERO_BIN;
 	*lower = dp_auto_bin_lower(low);
 	*upper = dp_auto_bin_upper(high);
+	/* 0 inside a sum's bounds, at an end when all bins passed lie on one side */
+	if (include_zero && low >= DP_AUTO_ZERO_BIN)
+		*lower = 0.0;
+	if (include_zero && high <= DP_AUTO_ZERO_BIN)
+		*upper = 0.0;
 	return true;
 }
 
@@ -97,26 +98,8 @@ dp_status
 dp_auto_histogram(dp_rng *rng, const uint64_t *counts, double epsilon_histogram,
 				  uint32_t contributions, double *noisy, double *scale)
 {
-	dp_noise_plan plan;
-	dp_status	status;
-	int			bin;
-
-	if (contributions < 1)
-		return DP_ERR_CONTRIBUTIONS;
-	status = dp_laplace_plan_make(1.0, epsilon_histogram, contributions, &plan);
-	if (status != DP_OK)
-		return status;
-	for (bin = 0; bin < DP_AUTO_BIN_COUNT; bin++)
-	{
-		int64_t		count = counts[bin] > (uint64_t) INT64_MAX ? INT64_MAX
-			: (int64_t) counts[bin];
-
-		noisy[bin] = dp_units_to_double(&plan,
-										dp_noisy_units(rng, &plan,
-													   dp_units_from_int64(&plan, count)));
-	}
-	*scale = dp_laplace_plan_scale(&plan);
-	return DP_OK;
+	return dp_laplace_counts(rng, counts, DP_AUTO_BIN_COUNT, epsilon_histogram, contributions,
+							 noisy, scale);
 }
 
 dp_status

@@ -61,9 +61,11 @@ extern double dp_auto_threshold(double scale);
 
 /*
  * Choose bounds from noisy bin counts (post-processing): the lowest and
- * highest bins above threshold; with include_zero the zero bin is always
- * inside them (a sum: clamping at 0 adds no sensitivity).  false when no bin
- * exceeds the threshold (the fallback); *lower and *upper untouched then.
+ * highest bins above threshold; with include_zero 0 is always inside them (a
+ * sum: clamping at 0 adds no sensitivity), as their lower end when no bin
+ * below the zero bin passed and as their upper end when none above did.
+ * false when no bin exceeds the threshold (the fallback); *lower and *upper
+ * untouched then.
  */
 extern bool dp_auto_pick(const double *noisy, double threshold, bool include_zero,
 						 double *lower, double *upper);

@@ -221,11 +221,44 @@ dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x)
 	return x + ldexp((double) z, plan->grid_exp);
 }
 
+/* the epsilon a Gaussian plan calibrates sigma for: the rest covers the grid */
+static double
+gaussian_calibrated_epsilon(double epsilon)
+{
+	return epsilon * (1.0 - 0x1p-12);
+}
+
+/* sigma for L2 sensitivity 1 of a plan for (epsilon, delta) */
+static dp_status
+gaussian_sigma_one(double epsilon, double delta, double *sigma_one)
+{
+	return dp_analytic_gaussian_sigma(gaussian_calibrated_epsilon(epsilon),
+									  delta * (1.0 - 0x1p-20), sigma_one);
+}
+
+dp_status
+dp_gaussian_rho(double epsilon, double delta, double *rho)
+{
+	double		sigma_one;
+	dp_status	status;
+	long double r;
+
+	if (!isfinite(epsilon) || epsilon < 1e-12 || epsilon > DP_EPSILON_MAX)
+		return DP_ERR_EPSILON;
+	if (!isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return DP_ERR_DELTA;
+	if ((status = gaussian_sigma_one(epsilon, delta, &sigma_one)) != DP_OK)
+		return status;
+	r = 1.0L / (2.0L * (long double) sigma_one * (long double) sigma_one);
+	*rho = nextafter((double) (r * (1.0L + 0x1p-50L)), INFINITY);
+	return DP_OK;
+}
+
 dp_status
 dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
 					  int64_t max_groups, dp_noise_plan *plan)
 {
-	double		epsilon_calibrated = epsilon * (1.0 - 0x1p-12);
+	double		epsilon_calibrated = gaussian_calibrated_epsilon(epsilon);
 	double		sigma_one;		/* sigma for L2 sensitivity 1 */
 	double		spread;			/* sqrt(C_u) */
 	double		units;			/* sensitivity in grid units, rounding included */
@@ -257,8 +290,7 @@ dp_gaussian_plan_make(double sensitivity, double epsilon, double delta,
 		sensitivity > ldexp(1.0, DP_SCALE_LOG2_MAX))
 		return DP_ERR_NOISE_SCALE;
 
-	status = dp_analytic_gaussian_sigma(epsilon_calibrated, delta * (1.0 - 0x1p-20),
-										&sigma_one);
+	status = gaussian_sigma_one(epsilon, delta, &sigma_one);
 	if (status != DP_OK)
 		return status;
 	spread = sqrt((double) max_groups);
@@ -281,4 +313,28 @@ double
 dp_gaussian_plan_sigma(const dp_noise_plan *plan)
 {
 	return ldexp((double) plan->sigma, plan->grid_exp);
+}
+
+dp_status
+dp_laplace_counts(dp_rng *rng, const uint64_t *counts, int n, double epsilon,
+				  uint32_t contributions, double *noisy, double *scale)
+{
+	dp_noise_plan plan;
+	dp_status	status;
+	int			i;
+
+	if (contributions < 1)
+		return DP_ERR_CONTRIBUTIONS;
+	status = dp_laplace_plan_make(1.0, epsilon, contributions, &plan);
+	if (status != DP_OK)
+		return status;
+	for (i = 0; i < n; i++)
+	{
+		int64_t		count = counts[i] > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) counts[i];
+
+		noisy[i] = dp_units_to_double(&plan,
+									  dp_noisy_units(rng, &plan, dp_units_from_int64(&plan, count)));
+	}
+	*scale = dp_laplace_plan_scale(&plan);
+	return DP_OK;
 }

@@ -125,6 +125,16 @@ extern dp_i128 dp_units_to_integer(const dp_noise_plan *plan, dp_i128 units);
 extern double dp_laplace_real(dp_rng *rng, const dp_noise_plan *plan, double x);
 
 /*
+ * A noisy histogram: noisy[i] = counts[i] + discrete Laplace noise of
+ * sensitivity 1 (times contributions) and epsilon, on the grid, for the n
+ * bins; *scale is the Laplace scale applied.  A unit in at most
+ * `contributions` bins of it, each changed by at most 1, makes it
+ * epsilon-DP.  An error status for an invalid epsilon or contributions.
+ */
+extern dp_status dp_laplace_counts(dp_rng *rng, const uint64_t *counts, int n, double epsilon,
+								   uint32_t contributions, double *noisy, double *scale);
+
+/*
  * Gaussian noise for one release over all the partitions of a user:
  * sensitivity bounds one contribution in one partition (k = 1), a user
  * contributes to at most max_groups partitions, and the noise of all of
@@ -152,5 +162,17 @@ extern dp_status dp_gaussian_plan_make(double sensitivity, double epsilon, doubl
 
 /* The standard deviation actually applied, sigma * r, in value units. */
 extern double dp_gaussian_plan_sigma(const dp_noise_plan *plan);
+
+/*
+ * The zCDP of the noise of every plan dp_gaussian_plan_make(s, epsilon,
+ * delta, C_u, ...) makes, whatever s and C_u: 1 / (2 sigma_1^2), sigma_1 the
+ * sigma it calibrates for L2 sensitivity 1 (rounded up).  A user shifts each
+ * of its C_u partitions by at most `units` (sensitivity plus one unit of
+ * rounding), an L2 shift of at most sqrt(C_u) units, and the plan's sigma is
+ * at least sigma_1 sqrt(C_u) units; the discrete Gaussian with an integer
+ * shift v is v^2 / (2 sigma^2)-zCDP (Canonne, Kamath, Steinke 2020) and
+ * independent coordinates add.
+ */
+extern dp_status dp_gaussian_rho(double epsilon, double delta, double *rho);
 
 #endif							/* DP_NOISE_H */

@@ -236,6 +236,9 @@ auto_release(FunctionCallInfo fcinfo, auto_target target)
 		r.value = bounded_release(s == NULL ? NULL : s->values, count, target,
 								  common.epsilon - histogram, common.contributions,
 								  r.lower, r.upper, percentile, true, function);
+	/* a sum of values in [0, U] is at least 0 (a mean and the others stay in their bounds) */
+	if (r.found && target == AUTO_SUM)
+		r.value = dp_sum_within_bounds(r.value, r.lower, r.upper);
 	return r;
 }
 

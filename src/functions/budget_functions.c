@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "budget/charge.h"
 #include "budget/ledger_store.h"
 #include "dp/dp_core.h"
 #include "guard/roles.h"
@@ -95,14 +96,21 @@ anon_dp_reset_budget(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* an administrator sees every role; anyone else the role its session spends */
+/*
+ * An administrator sees every role; anyone else the budgets its statements
+ * are charged to: its budget role's and its groups'.  The releases that fit
+ * are those of the session's last anonymization statement, at its current
+ * settings.
+ */
 PG_FUNCTION_INFO_V1(anon_dp_budget_status);
 Datum
 anon_dp_budget_status(PG_FUNCTION_ARGS)
 {
-	Oid			role = anon_dp_is_label_admin() ? InvalidOid : anon_dp_budget_role();
+	ledger_session session = ledger_current_session(anon_dp_is_label_admin() ?
+													InvalidOid : anon_dp_budget_role());
+	dp_charge_cost last;
+	bool		known = budget_last_statement_cost(&last);
 
-	ledger_store_budget_rows(fcinfo, role, anon_dp_default_budget_epsilon,
-							 anon_dp_default_budget_delta);
+	ledger_store_budget_rows(fcinfo, &session, known ? &last : NULL);
 	return (Datum) 0;
 }

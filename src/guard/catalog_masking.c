@@ -9,6 +9,8 @@
  * that are not open to analysts, and shown as they are for the others.
  * The sizes of whole databases and tablespaces (pg_database_size,
  * pg_tablespace_size), which hold private tables, are NULL.
+ *
+ * The statistics views are masked at planning (statistics_views.c).
  */
 #include "postgres.h"
 
@@ -120,14 +122,7 @@ mask_pg_class_entry(RangeTblEntry *rte)
 	while ((member = bms_next_member(rte->selectedCols, member)) >= 0)
 		if (member + FirstLowInvalidHeapAttributeNumber <= 0)
 			return;
-	rte->rtekind = RTE_SUBQUERY;
-	rte->subquery = masked_pg_class();
-	rte->relid = InvalidOid;
-	rte->relkind = 0;
-	rte->rellockmode = 0;
-	rte->requiredPerms = 0;
-	rte->selectedCols = NULL;
-	rte->inh = false;
+	replace_by_subquery(rte, masked_pg_class());
 }
 
 /* which masked size a size function of PostgreSQL stands for, or 0 */

@@ -5,6 +5,7 @@
 #ifndef ANON_DP_CATALOG_MASKING_H
 #define ANON_DP_CATALOG_MASKING_H
 
+#include "fmgr.h"
 #include "nodes/parsenodes.h"
 
 /*
@@ -30,5 +31,30 @@ typedef enum masked_size_function
 	MASKED_TABLE_SIZE,			/* pg_table_size(rel) */
 	MASKED_INDEXES_SIZE			/* pg_indexes_size(rel) */
 } masked_size_function;
+
+/*
+ * Whether a statistics view of pg_catalog (pg_stat_user_tables, pg_stats,
+ * ...) is read masked, at planning, rather than refused after parse analysis
+ * (statistics_views.c).
+ */
+extern bool statistics_view_is_masked(Oid relid);
+
+/*
+ * At planning, in such a view once expanded: each per-relation counter
+ * pg_stat_get_<counter>(relation) that only writes and explicit maintenance
+ * move becomes anon_dp_masked_statistic(counter, relation, NULL::type) (NULL
+ * for a relation whose statistics are masked); every other counter (scans,
+ * rows read, blocks, dead rows: what reads move, also of public tables) is
+ * NULL; and planner statistics keep the rows of relations whose statistics
+ * are visible.
+ */
+extern void mask_statistics_view(Query *expanded_view);
+
+/*
+ * The C function of a counter anon_dp_masked_statistic shows, or NULL: it
+ * calls it directly (anonymized sessions may not call pg_stat_get_*() by OID,
+ * src/guard/hidden_builtins.h).
+ */
+extern PGFunction shown_relation_counter(Oid counter);
 
 #endif							/* ANON_DP_CATALOG_MASKING_H */

@@ -18,7 +18,7 @@
 static bool
 catalog_allowed(RangeTblEntry *rte, bool ereport_on_violation)
 {
-	if (rte->relid == RelationRelationId && entry_is_marked(rte))
+	if (entry_is_marked(rte))
 		return true;			/* read masked (catalog_masking.c) */
 	if (!ereport_on_violation &&
 		(catalog_is_hidden(relation_name(rte->relid)) ||

@@ -16,6 +16,7 @@
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
+#include "guard/label_cache.h"
 #include "guard/label_names.h"
 #include "guard/label_policy.h"
 #include "guard/label_syntax.h"
@@ -203,13 +204,10 @@ check_column_label(Oid relid, AttrNumber attnum, const char *label)
 	check_unit_clauses(relid, attnum, clauses);
 }
 
-/* the provider's hook: label is NULL when the label is removed */
+/* whether the label may be set: label is NULL when the label is removed */
 static void
-check_relabel(const ObjectAddress *object, const char *label)
+check_label(const ObjectAddress *object, const char *label)
 {
-	anon_dp_check_label_admin();
-	/* labels, inheritance and analysts' privileges change one at a time */
-	lock_label_trees();
 	switch (object->classId)
 	{
 		case AuthIdRelationId:
@@ -238,6 +236,18 @@ check_relabel(const ObjectAddress *object, const char *label)
 					 errmsg("anon_dp labels apply to tables, columns, roles and functions only"),
 					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN table.column IS 'privacy_unit', ON TABLE table IS 'public', ON ROLE role IS 'anonymized' or ON FUNCTION f(...) IS 'trusted'.")));
 	}
+}
+
+/* the provider's hook */
+static void
+check_relabel(const ObjectAddress *object, const char *label)
+{
+	anon_dp_check_label_admin();
+	/* labels, inheritance and analysts' privileges change one at a time */
+	lock_label_trees();
+	check_label(object, label);
+	/* every backend forgets what it read about the object's labels */
+	label_cache_announce_change(object);
 }
 
 void

@@ -8,7 +8,6 @@
 #include "access/htup_details.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_attribute.h"
-#include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "utils/regproc.h"
 #include "catalog/pg_class.h"
@@ -19,6 +18,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "guard/label_cache.h"
 #include "guard/label_trees.h"
 #include "guard/labels.h"
 #include "settings.h"
@@ -29,7 +29,11 @@ anon_dp_session_unit(void)
 	return anon_dp_privacy_unit != NULL ? anon_dp_privacy_unit : ANON_DP_DEFAULT_UNIT;
 }
 
-/* the label of the relation's tree (label_trees.h): a partition takes its parent's */
+/*
+ * The label of the relation's tree (label_trees.h): a partition takes its
+ * parent's.  Kept by this backend until a label or a tree changes
+ * (label_cache.h).
+ */
 unit_label
 anon_dp_unit_label(Oid relid, const char *unit)
 {
@@ -37,7 +41,7 @@ anon_dp_unit_label(Oid relid, const char *unit)
 	unit_label	result = {UNIT_LABEL_NONE, InvalidAttrNumber, NULL, NULL};
 	unit_clause *clause;
 
-	switch (relation_label(relid, &labels))
+	switch (label_cache_relation_label(relid, &labels))
 	{
 		case TREE_LABEL_NONE:
 			return result;
@@ -61,6 +65,7 @@ anon_dp_unit_label(Oid relid, const char *unit)
 	return result;
 }
 
+/* The column holding the session's unit, or InvalidAttrNumber. */
 AttrNumber
 anon_dp_privacy_unit_column(Oid relid)
 {
@@ -74,7 +79,7 @@ anon_dp_relation_is_public(Oid relid)
 {
 	const relation_labels *labels;
 
-	return relation_label(relid, &labels) == TREE_LABEL_PUBLIC;
+	return label_cache_relation_label(relid, &labels) == TREE_LABEL_PUBLIC;
 }
 
 bool
@@ -88,7 +93,7 @@ anon_dp_relation_is_mixed(Oid relid)
 {
 	const relation_labels *labels;
 
-	return relation_label(relid, &labels) == TREE_LABEL_MIXED;
+	return label_cache_relation_label(relid, &labels) == TREE_LABEL_MIXED;
 }
 
 void
@@ -116,17 +121,9 @@ anon_dp_function_is_trusted(Oid funcid)
 	return label != NULL && strcmp(label, ANON_DP_LABEL_TRUSTED) == 0;
 }
 
+/* kept by this backend until a role or a label changes (label_cache.h) */
 bool
 anon_dp_role_is_anonymized(Oid roleid)
 {
-	ObjectAddress object;
-	char	   *label;
-
-	if (!OidIsValid(roleid))
-		return false;
-	object.classId = AuthIdRelationId;
-	object.objectId = roleid;
-	object.objectSubId = 0;
-	label = GetSecurityLabel(&object, ANON_DP_LABEL_PROVIDER);
-	return label != NULL && strcmp(label, ANON_DP_LABEL_ANONYMIZED) == 0;
+	return label_cache_role_is_anonymized(roleid);
 }

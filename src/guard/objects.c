@@ -15,7 +15,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "guard/label_trees.h"
+#include "guard/label_cache.h"
 #include "guard/objects.h"
 
 Oid
@@ -61,7 +61,7 @@ classify_relation(Oid relid)
 	if (get_rel_relkind(relid) == RELKIND_VIEW)
 		return RELATION_VIEW;
 	/* a table whose tree mixes labels is private: it may read private rows */
-	switch (relation_label(relid, &labels))
+	switch (label_cache_relation_label(relid, &labels))
 	{
 		case TREE_LABEL_PRIVATE:
 		case TREE_LABEL_MIXED:

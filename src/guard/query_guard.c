@@ -20,6 +20,7 @@
 #include "catalog.h"
 #include "guard/allow_list.h"
 #include "guard/catalog_masking.h"
+#include "guard/discovery.h"
 #include "guard/guard.h"
 #include "guard/hidden_builtins.h"
 #include "guard/labels.h"
@@ -114,8 +115,9 @@ guard_range_table(Query *query, guard_context *cxt)
 		switch (classify_relation(rte->relid))
 		{
 			case RELATION_CATALOG:
-				/* a marked pg_class is catalog_masking.c's own, masked */
-				if (reads && !entry_is_marked(rte))
+				/* a marked pg_class is catalog_masking.c's own, masked; so
+				 * are the statistics views it masks at planning */
+				if (reads && !entry_is_marked(rte) && !statistics_view_is_masked(rte->relid))
 					check_catalog(rte->relid, rte->selectedCols);
 				break;
 			case RELATION_PUBLIC:
@@ -300,11 +302,13 @@ guard_analyzed_statement(Query *query)
 		return;
 	cxt.anonymization_depth = 0;
 	cxt.anonymization_found = false;
+	answer_empty_probe(query);
 	mask_catalog_statistics(query);
 	guard_walker((Node *) query, &cxt);
 	guard_explained_anonymization(query);
 	if (cxt.anonymization_found)
 		guard_anonymization_statement(query);
+	answer_privilege_questions(query);
 }
 
 /* ---- the planner's input ---- */
@@ -327,6 +331,9 @@ plan_guard_walker(Node *node, void *context)
 				entry_is_marked(first))
 				mark_private_inputs(query);
 		}
+		/* what tools read: information_schema, statistics views */
+		answer_information_schema(query);
+		mask_statistics_view(query);
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
 	for_each_called_function(node, refuse_hidden_builtin_call, NULL);

@@ -15,6 +15,7 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "guard/label_cache.h"
 #include "guard/labels.h"
 #include "guard/privileges.h"
 #include "guard/roles.h"
@@ -38,23 +39,26 @@ anon_dp_run_internal(void (*step) (void *), void *arg)
 	PG_END_TRY();
 }
 
-bool
-anon_dp_session_is_anonymized(void)
+/*
+ * The last answer of anon_dp_session_role_is_anonymized and the roles it was
+ * for, valid while the label cache keeps its generation: most statements
+ * ask several times, and nearly always for the same roles.
+ */
+typedef struct session_answer
 {
+	uint64		generation;		/* label_cache_generation(); 0: none */
 	Oid			session_user;
 	Oid			outer_user;
 	Oid			current_user;
+	bool		anonymized;
+} session_answer;
 
-	if (internal_depth > 0)
-		return false;
-	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
-		return true;
-	/* outside a transaction the catalogs cannot be read; nothing runs there */
-	if (!IsTransactionState() || !IsNormalProcessingMode())
-		return false;
-	session_user = GetSessionUserId();
-	outer_user = GetOuterUserId();
-	current_user = GetUserId();
+static session_answer last_answer = {0};
+
+/* whether any of the session's roles is labelled 'anonymized' */
+static bool
+roles_are_anonymized(Oid session_user, Oid outer_user, Oid current_user)
+{
 	if (anon_dp_role_is_anonymized(session_user))
 		return true;
 	if (outer_user != session_user && anon_dp_role_is_anonymized(outer_user))
@@ -63,6 +67,41 @@ anon_dp_session_is_anonymized(void)
 		anon_dp_role_is_anonymized(current_user))
 		return true;
 	return false;
+}
+
+bool
+anon_dp_session_is_anonymized(void)
+{
+	if (internal_depth > 0)
+		return false;
+	if (anon_dp_access_level_setting == ANON_DP_ACCESS_ANONYMIZED)
+		return true;
+	return anon_dp_session_role_is_anonymized();
+}
+
+bool
+anon_dp_session_role_is_anonymized(void)
+{
+	session_answer answer;
+
+	/* outside a transaction the catalogs cannot be read; nothing runs there */
+	if (!IsTransactionState() || !IsNormalProcessingMode())
+		return false;
+	/* the generation first: it accepts invalidations that change the roles' labels */
+	answer.generation = label_cache_generation();
+	answer.session_user = GetSessionUserId();
+	answer.outer_user = GetOuterUserId();
+	answer.current_user = GetUserId();
+	if (last_answer.generation == answer.generation &&
+		last_answer.session_user == answer.session_user &&
+		last_answer.outer_user == answer.outer_user &&
+		last_answer.current_user == answer.current_user)
+		return last_answer.anonymized;
+	answer.anonymized = roles_are_anonymized(answer.session_user, answer.outer_user,
+											 answer.current_user);
+	/* an invalidation that arrived meanwhile moved the generation: asked again next time */
+	last_answer = answer;
+	return answer.anonymized;
 }
 
 Oid

@@ -10,12 +10,14 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "lib/stringinfo.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
 #include "guard/label_names.h"
+#include "guard/label_cache.h"
 #include "guard/label_trees.h"
 #include "guard/privileges.h"
 #include "guard/tree_policy.h"
@@ -304,6 +306,14 @@ guard_alter(AlterTableStmt *alter)
 			label_tree_unlink(tree, step->parent, step->child);
 	}
 	check_closing(tree, members, before);
+	/* every backend forgets the labels it read of the trees' members */
+	foreach(lc, steps)
+	{
+		ObjectAddress child;
+
+		ObjectAddressSet(child, RelationRelationId, ((tree_step *) lfirst(lc))->child);
+		label_cache_announce_change(&child);
+	}
 }
 
 void

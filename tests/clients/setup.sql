@@ -20,7 +20,7 @@ SET client_min_messages = warning;
 -- ---- leftovers of an earlier run ----
 SELECT format('DROP OWNED BY %I', :'analyst')
   WHERE EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'analyst') \gexec
-DROP TABLE IF EXISTS visits, browsers;
+DROP TABLE IF EXISTS visits, browsers, staff_notes;
 DROP EXTENSION IF EXISTS anon_dp;
 DROP ROLE IF EXISTS :"analyst";
 
@@ -37,6 +37,9 @@ SECURITY LABEL FOR anon_dp ON COLUMN visits.uid IS 'privacy_unit';
 CREATE TABLE browsers (name text);
 INSERT INTO browsers VALUES ('chrome'), ('firefox'), ('safari');
 SECURITY LABEL FOR anon_dp ON TABLE browsers IS 'public';
+
+-- no label: not for analysts (a BI tool's table sync must not offer it)
+CREATE TABLE staff_notes (id int, note text);
 
 ANALYZE visits, browsers;
 

@@ -806,3 +806,17 @@ test_mean_variance_narrow_bounds(void)
 			  bounds[b].lower, bounds[b].upper, bounds[b].eps, vs, vq);
 	}
 }
+
+/* a released sum moved into what a sum of values in [lower, upper] can be */
+void
+test_sum_within_bounds(void)
+{
+	CHECK(dp_sum_within_bounds(-2557.26, 0, 2000) == 0, "negative sum of [0, 2000] kept");
+	CHECK(dp_sum_within_bounds(-3, 0.5, 2) == 0, "negative sum of [0.5, 2] kept");
+	CHECK(dp_sum_within_bounds(12.5, 0, 2000) == 12.5, "positive sum of [0, 2000] moved");
+	CHECK(dp_sum_within_bounds(7, -10, 0) == 0, "positive sum of [-10, 0] kept");
+	CHECK(dp_sum_within_bounds(-7, -10, 0) == -7, "negative sum of [-10, 0] moved");
+	CHECK(dp_sum_within_bounds(-7, -1, 1) == -7 && dp_sum_within_bounds(7, -1, 1) == 7,
+		  "a sum of [-1, 1] moved");
+	CHECK(dp_sum_within_bounds(0.25, 0, 0) == 0, "a sum of [0, 0] is 0");
+}

@@ -99,15 +99,19 @@ test_auto_pick(void)
 	REQUIRE(dp_auto_pick(noisy, 10.0, false, &lower, &upper), "no bounds");
 	CHECK(lower == 64 && upper == 1024, "mean bounds [%g, %g], want [64, 1024]", lower, upper);
 	REQUIRE(dp_auto_pick(noisy, 10.0, true, &lower, &upper), "no bounds");
-	CHECK(lower == -ldexp(1.0, DP_AUTO_K_MIN) && upper == 1024,
-		  "sum bounds [%g, %g] do not reach 0", lower, upper);
+	CHECK(lower == 0 && upper == 1024, "sum bounds [%g, %g], want [0, 1024]", lower, upper);
 	noisy[dp_auto_bin(-3.0)] = 12;
 	REQUIRE(dp_auto_pick(noisy, 10.0, true, &lower, &upper), "no bounds");
 	CHECK(lower == -4 && upper == 1024, "signed bounds [%g, %g]", lower, upper);
 	memset(noisy, 0, sizeof(noisy));
 	noisy[dp_auto_bin(-3.0)] = 12;
 	REQUIRE(dp_auto_pick(noisy, 10.0, true, &lower, &upper), "no bounds");
-	CHECK(lower == -4 && upper == ldexp(1.0, DP_AUTO_K_MIN), "negative sum bounds [%g, %g]",
+	CHECK(lower == -4 && upper == 0, "negative sum bounds [%g, %g], want [-4, 0]", lower, upper);
+	noisy[DP_AUTO_ZERO_BIN] = 20;	/* the zero bin itself: 0 stays the end */
+	REQUIRE(dp_auto_pick(noisy, 10.0, true, &lower, &upper), "no bounds");
+	CHECK(lower == -4 && upper == 0, "negative sum bounds with the zero bin [%g, %g]", lower, upper);
+	REQUIRE(dp_auto_pick(noisy, 10.0, false, &lower, &upper), "no bounds");
+	CHECK(lower == -4 && upper == ldexp(1.0, DP_AUTO_K_MIN), "mean bounds with the zero bin [%g, %g]",
 		  lower, upper);
 }
 
@@ -178,7 +182,7 @@ test_auto_bounds_choice(void)
 		REQUIRE(found, "run %d: no bounds for 2,000 users", run);
 		CHECK(upper == 1024, "run %d: upper bound %g", run, upper);
 		if (run % 2)
-			CHECK(lower == -ldexp(1.0, DP_AUTO_K_MIN), "run %d: sum lower bound %g", run, lower);
+			CHECK(lower == 0, "run %d: sum lower bound %g", run, lower);
 		else
 			CHECK(lower == 64 || lower == 128, "run %d: mean lower bound %g", run, lower);
 	}

@@ -55,6 +55,7 @@
 	X(variance_accuracy) \
 	X(aggregate_merge) \
 	X(aggregate_sensitivity) \
+	X(sum_within_bounds) \
 	X(mean_variance_narrow_bounds) \
 	/* quantiles (test_quantile.c) */ \
 	X(quantile_accuracy) \
@@ -97,6 +98,11 @@
 	X(auto_bins) \
 	X(auto_threshold) \
 	X(auto_pick) \
+	/* contribution bounds (test_contributions.c) */ \
+	X(contrib_bins) \
+	X(contrib_noise_scale) \
+	X(contrib_estimates) \
+	X(contrib_measurement) \
 	X(auto_histogram_noise) \
 	X(auto_bounds_choice) \
 	/* contribution bounding (test_reservoir.c) */ \
@@ -107,7 +113,17 @@
 	X(siphash_vectors) \
 	X(prf_uniform_subsets) \
 	/* secure generator (test_secure.c) */ \
-	X(secure_rng)
+	X(secure_rng) \
+	/* the privacy accountant (test_accountant.c) */ \
+	X(accountant_conversion) \
+	X(accountant_zcdp_delta) \
+	X(accountant_gaussian_rho) \
+	X(accountant_block_costs) \
+	X(accountant_pure_renyi) \
+	X(accountant_capacity) \
+	X(accountant_rules) \
+	X(accountant_laplace_composition) \
+	X(accountant_mixed_composition)
 
 #define X(name) extern void test_##name(void);
 TEST_LIST
