@@ -277,7 +277,8 @@ SELECT ANON_COUNT(*) = 60 AS only_referenced FROM ku_returns;
 SELECT ANON_COUNT(*) FROM ku_returns r JOIN ku_orders o ON o.o_orderkey = r.r_orderkey;
 SELECT ANON_COUNT(*) = 60 AS only_referenced_written FROM ku_returns r JOIN ONLY ku_orders o ON o.o_orderkey = r.r_orderkey;
 DROP TABLE ku_orders_archive;
--- a view storing an anonymization query depends on the keys it follows
+-- a view over an anonymization query is anonymized when it is read, at the
+-- reader's settings: its paths are resolved then, like any query's
 CREATE VIEW ku_released AS SELECT l_qty, ANON_COUNT(*) AS n FROM ku_lineitem GROUP BY l_qty;
 SELECT count(*) AS released FROM ku_released;
 ALTER TABLE ku_orders DROP CONSTRAINT ku_orders_pkey;
