@@ -15,13 +15,13 @@ TOP_OBJS = src/anon_dp.o src/settings.o src/hooks.o src/catalog.o src/query_node
 # the anonymization pipeline (src/anonymizer/pipeline.h)
 ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o src/anonymizer/refusals.o \
 	src/anonymizer/find_levels.o src/anonymizer/validate_level.o \
-	src/anonymizer/validate_inputs.o src/anonymizer/private_inputs.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
+	src/anonymizer/validate_inputs.o src/anonymizer/private_inputs.o src/anonymizer/key_inputs.o src/anonymizer/unit_joins.o src/anonymizer/released_keys.o \
 	src/anonymizer/plan.o src/anonymizer/build.o src/anonymizer/build_released.o src/anonymizer/build_bounding.o \
 	src/anonymizer/row_cap.o src/anonymizer/verify.o src/anonymizer/public_partitions.o \
 	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o src/anonymizer/unresolved_calls.o src/anonymizer/contributions.o \
 	src/anonymizer/bounding_plan.o src/anonymizer/view_expansion.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/labels.o src/guard/label_cache.o src/guard/label_trees.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/failures.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/marks.o \
+GUARD_OBJS = src/guard/label_syntax.o src/guard/labels.o src/guard/label_cache.o src/guard/label_trees.o src/guard/unit_paths.o src/guard/key_policy.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/failures.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layout.o src/bound/bound_partials.o \
@@ -47,7 +47,7 @@ SHLIB_LINK = -lcrypto -lm
 # `make installcheck` against a running server (tools/test starts one)
 REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping contributions discovery errors explain foreign_tables \
 	fuzz_found internal_schema intervals label_cache label_trees noise_charged noise_scale null_units ordinary_sessions peer_shapes pipeline public_api public_partitions released_keys resources \
-	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover
+	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover key_units
 CONTRIB_TESTDB = anon_dp_regression
 # isolation suites: specs/<suite>.spec against expected/<suite>.out (several
 # sessions at once, pg_isolation_regress), run by `make installcheck` too

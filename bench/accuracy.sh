@@ -26,7 +26,7 @@
 #                 is being reinstalled), with shared_buffers sized for the
 #                 data, jit = off; without it, use the cluster of the PG*
 #                 variables (anon_dp in shared_preload_libraries)
-#   --skip-load   use the tpch_cust / tpch_supp schemas already loaded
+#   --skip-load   use the tpch schema already loaded
 #   --no-speed    skip the speed part
 #   --no-save     write the report to stdout only
 # Every configuration runs the paper's mechanisms (acc.apply_settings pins
@@ -161,14 +161,14 @@ source "$BENCH_DIR/accuracy_lib.sh"
 # ---- data ----
 LOAD_SECONDS=-
 if [ "$SKIP_LOAD" -eq 0 ]; then
-	log "loading TPC-H SF $SF (both schemas, labels)"
+	log "loading TPC-H SF $SF (schema tpch, labels)"
 	t0=$(now)
-	"$TPCH/load.sh" -s "$SF" --labels >"$WORK_DIR/load.md"
+	"$TPCH/load.sh" -s "$SF" --schemas tpch --labels >"$WORK_DIR/load.md"
 	LOAD_SECONDS=$(since "$t0")
 else
 	q -c "CREATE EXTENSION IF NOT EXISTS anon_dp" -f "$TPCH/labels.sql" >/dev/null
 fi
-DATA_SF=$(qv "SELECT round(count(*) / 150000.0, 2) FROM tpch_cust.customer")
+DATA_SF=$(qv "SELECT round(count(*) / 150000.0, 2) FROM tpch.customer")
 awk -v a="$DATA_SF" -v b="$SF" 'BEGIN { exit !(a == b + 0) }' ||
 	die "the loaded data are SF $DATA_SF, not $SF (drop --skip-load)"
 
@@ -183,19 +183,24 @@ q -f "$TPCH/accuracy.sql"
 # per-user values are the same, computed without the per-run numeric casts.
 q <<'EOF'
 SET client_min_messages = warning;
-SET search_path = tpch_supp, public;
+SET search_path = tpch, public;
 DROP TABLE IF EXISTS q1_af;
 CREATE TABLE q1_af AS
 SELECT l_suppkey, l_orderkey, l_extendedprice::float8 AS l_extendedprice
 FROM lineitem
 WHERE l_shipdate <= date '1998-12-01' - interval '90' day
   AND l_returnflag = 'A' AND l_linestatus = 'F';
-SECURITY LABEL FOR anon_dp ON COLUMN q1_af.l_suppkey IS 'privacy_unit';
+SECURITY LABEL FOR anon_dp ON COLUMN q1_af.l_suppkey IS 'privacy_unit supplier';
+GRANT SELECT ON q1_af TO tpch_suppliers;
 VACUUM ANALYZE q1_af;
+-- the roles that run the queries (labels.sql) write the harness's results
+GRANT USAGE ON SCHEMA acc TO tpch_customers, tpch_suppliers;
+GRANT ALL ON ALL TABLES IN SCHEMA acc TO tpch_customers, tpch_suppliers;
+GRANT ALL ON ALL SEQUENCES IN SCHEMA acc TO tpch_customers, tpch_suppliers;
 EOF
 
-N_CUST=$(qv "SELECT count(*) FROM tpch_cust.customer")
-N_SUPP=$(qv "SELECT count(*) FROM tpch_supp.supplier")
+N_CUST=$(qv "SELECT count(*) FROM tpch.customer")
+N_SUPP=$(qv "SELECT count(*) FROM tpch.supplier")
 # the paper's delta = n^(-eps ln n) at eps = 0.1
 DELTA_CUST=$(qv "SELECT exp(-$EPS * ln($N_CUST) ^ 2)")
 DELTA_SUPP=$(qv "SELECT exp(-$EPS * ln($N_SUPP) ^ 2)")
@@ -203,38 +208,38 @@ DELTA_SUPP=$(qv "SELECT exp(-$EPS * ln($N_SUPP) ^ 2)")
 EX_Q1AF="SELECT 'A|F' AS key, count(*) AS n, avg(l_extendedprice) AS a,
                 percentile_cont(0.5) WITHIN GROUP (ORDER BY l_extendedprice) AS m,
                 count(DISTINCT l_suppkey) AS u
-         FROM tpch_supp.q1_af"
+         FROM tpch.q1_af"
 EX_Q1AF_PU="SELECT 'A|F' AS key, sum(n) AS n, avg(a) AS a,
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY a) AS m
             FROM (SELECT l_suppkey, count(*) AS n, avg(l_extendedprice::float8) AS a
-                  FROM tpch_supp.q1_af GROUP BY l_suppkey) u"
+                  FROM tpch.q1_af GROUP BY l_suppkey) u"
 Q1_WHERE="l_shipdate <= date '1998-12-01' - interval '90' day"
 EX_Q1="SELECT l_returnflag || '|' || l_linestatus AS key, count(*) AS n, avg(l_extendedprice) AS a,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY l_extendedprice) AS m
-       FROM tpch_supp.lineitem WHERE $Q1_WHERE GROUP BY 1"
+       FROM tpch.lineitem WHERE $Q1_WHERE GROUP BY 1"
 EX_Q1_PU="SELECT key, sum(n) AS n, avg(a) AS a, percentile_cont(0.5) WITHIN GROUP (ORDER BY a) AS m
           FROM (SELECT l_returnflag || '|' || l_linestatus AS key, l_suppkey, count(*) AS n,
                        avg(l_extendedprice::float8) AS a
-                FROM tpch_supp.lineitem WHERE $Q1_WHERE GROUP BY 1, 2) u GROUP BY key"
-Q21_PLAIN=$(select_of plain/q21.sql | sed '/^LIMIT 100$/d')
+                FROM tpch.lineitem WHERE $Q1_WHERE GROUP BY 1, 2) u GROUP BY key"
+Q21_PLAIN=$(select_of plain/q21_own.sql | sed '/^LIMIT 100$/d')
 Q16_CU=5   # the paper's C_u for Q16 (Table 4)
 {
-	exact q1af tpch_supp "$(wrap key "count:n avg:a median:m users:u count1:n" "$EX_Q1AF")"
-	exact q1af/peruser tpch_supp "$(wrap key "count:n avg:a median:m count1:n" "$EX_Q1AF_PU")"
-	exact q1 tpch_supp "$(wrap key "count:n avg:a median:m" "$EX_Q1")"
-	exact q1/peruser tpch_supp "$(wrap key "count:n avg:a median:m" "$EX_Q1_PU")"
-	exact q04 tpch_cust "$(wrap o_orderpriority "count:order_count" "$(select_of plain/q04.sql)")"
-	exact q04 tpch_cust "$(wrap o_orderpriority "users:u" "SELECT o_orderpriority, count(DISTINCT o_custkey) AS u
+	exact q1af tpch "$(wrap key "count:n avg:a median:m users:u count1:n" "$EX_Q1AF")"
+	exact q1af/peruser tpch "$(wrap key "count:n avg:a median:m count1:n" "$EX_Q1AF_PU")"
+	exact q1 tpch "$(wrap key "count:n avg:a median:m" "$EX_Q1")"
+	exact q1/peruser tpch "$(wrap key "count:n avg:a median:m" "$EX_Q1_PU")"
+	exact q04 tpch "$(wrap o_orderpriority "count:order_count" "$(select_of plain/q04.sql)")"
+	exact q04 tpch "$(wrap o_orderpriority "users:u" "SELECT o_orderpriority, count(DISTINCT o_custkey) AS u
 		FROM orders WHERE o_orderdate >= date '1993-07-01' AND o_orderdate < date '1993-07-01' + interval '3' month
 		AND EXISTS (SELECT * FROM lineitem WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)
 		GROUP BY o_orderpriority")"
-	exact q13 tpch_cust "$(wrap c_count "count:custdist users:custdist" "$(select_of plain/q13.sql)")"
-	exact q16 tpch_supp "$(wrap "concat_ws('|', p_brand, p_type, p_size)" "count:supplier_cnt users:supplier_cnt" "$(select_of plain/q16.sql)")"
-	exact q21 tpch_supp "$(wrap s_name "count:numwait users:one" "SELECT s.*, 1 AS one FROM ($Q21_PLAIN) s")"
+	exact q13 tpch "$(wrap c_count "count:custdist users:custdist" "$(select_of plain/q13.sql)")"
+	exact q16 tpch "$(wrap "concat_ws('|', p_brand, p_type, p_size)" "count:supplier_cnt users:supplier_cnt" "$(select_of plain/q16.sql)")"
+	exact q21 tpch "$(wrap s_name "count:numwait users:one" "SELECT s.*, 1 AS one FROM ($Q21_PLAIN) s")"
 	# Q16 after C_u bounding: a supplier in n of the exact query's partitions
 	# keeps each with probability min(1, C_u / n); 'expect' = the expected
 	# bounded supplier count of a partition
-	exact q16 tpch_supp "$(wrap key "expect:e" "WITH pairs AS (
+	exact q16 tpch "$(wrap key "expect:e" "WITH pairs AS (
 			SELECT DISTINCT concat_ws('|', p_brand, p_type, p_size) AS key, ps_suppkey
 			FROM partsupp, part
 			WHERE p_partkey = ps_partkey AND p_brand <> 'Brand#45' AND p_type NOT LIKE 'MEDIUM POLISHED%'
@@ -253,40 +258,40 @@ T3_AVG="SELECT ANON_AVG(l_extendedprice, 0, 100000) AS v FROM q1_af"
 T3_MEDIAN="SELECT ANON_MEDIAN(l_extendedprice, 0, 100000) AS v FROM q1_af"
 T3_COUNT1="SELECT ANON_COUNT(l_orderkey, 1) AS v FROM q1_af"
 t3() {   # PART SUFFIX EPSILON RUNS
-	cfg "$1" "$1_count$2" q1af "q01_count.sql on q1_af" tpch_supp "$3" NULL 1 1 "$4" "$(wrap "'A|F'" count:v "$T3_COUNT")"
-	cfg "$1" "$1_avg$2" q1af "q01_avg.sql on q1_af" tpch_supp "$3" NULL 1 1 "$4" "$(wrap "'A|F'" avg:v "$T3_AVG")"
-	cfg "$1" "$1_median$2" q1af "q01_median.sql on q1_af" tpch_supp "$3" NULL 1 1 "$4" "$(wrap "'A|F'" median:v "$T3_MEDIAN")"
+	cfg "$1" "$1_count$2" q1af "q01_count.sql on q1_af" tpch "$3" NULL 1 1 "$4" "$(wrap "'A|F'" count:v "$T3_COUNT")"
+	cfg "$1" "$1_avg$2" q1af "q01_avg.sql on q1_af" tpch "$3" NULL 1 1 "$4" "$(wrap "'A|F'" avg:v "$T3_AVG")"
+	cfg "$1" "$1_median$2" q1af "q01_median.sql on q1_af" tpch "$3" NULL 1 1 "$4" "$(wrap "'A|F'" median:v "$T3_MEDIAN")"
 }
 t3 table3 "" "$EPS" "$RUNS"
-cfg table3 table3_count1 q1af "ANON_COUNT(l_orderkey, 1) on q1_af" tpch_supp "$EPS" NULL 1 1 \
+cfg table3 table3_count1 q1af "ANON_COUNT(l_orderkey, 1) on q1_af" tpch "$EPS" NULL 1 1 \
 	"$(( RUNS / 10 > 10 ? RUNS / 10 : 10 ))" "$(wrap "'A|F'" count1:v "$T3_COUNT1")"
 # cross-check: the query files themselves, over lineitem
-cfg table3x table3x_count q1af q01_count.sql tpch_supp "$EPS" NULL 1 1 "$CHECK_RUNS" \
+cfg table3x table3x_count q1af q01_count.sql tpch "$EPS" NULL 1 1 "$CHECK_RUNS" \
 	"$(wrap "'A|F'" count:count_order "$(select_of anon/q01_count.sql)")"
-cfg table3x table3x_avg q1af q01_avg.sql tpch_supp "$EPS" NULL 1 1 "$CHECK_RUNS" \
+cfg table3x table3x_avg q1af q01_avg.sql tpch "$EPS" NULL 1 1 "$CHECK_RUNS" \
 	"$(wrap "'A|F'" avg:avg_price "$(select_of anon/q01_avg.sql)")"
-cfg table3x table3x_median q1af q01_median.sql tpch_supp "$EPS" NULL 1 1 "$CHECK_RUNS" \
+cfg table3x table3x_median q1af q01_median.sql tpch "$EPS" NULL 1 1 "$CHECK_RUNS" \
 	"$(wrap "'A|F'" median:median_price "$(select_of anon/q01_median.sql)")"
 Q1G_RUNS=$(( JOIN_RUNS / 4 > 10 ? JOIN_RUNS / 4 : 10 ))
-cfg q1grouped q1grouped q1 q01_table3.sql tpch_supp "$EPS" "$DELTA_SUPP" 4 3 "$Q1G_RUNS" \
+cfg q1grouped q1grouped q1 q01_table3.sql tpch "$EPS" "$DELTA_SUPP" 4 3 "$Q1G_RUNS" \
 	"$(wrap "l_returnflag || '|' || l_linestatus" "count:count_order avg:avg_price median:median_price" "$(select_of anon/q01_table3.sql)")"
 # Table 4 (natural forms where the rewriter accepts them)
-cfg table4 table4_q04 q04 q04.sql tpch_cust "$EPS" "$DELTA_CUST" 5 1 "$JOIN_RUNS" \
+cfg table4 table4_q04 q04 q04.sql tpch "$EPS" "$DELTA_CUST" 5 1 "$JOIN_RUNS" \
 	"$(wrap o_orderpriority count:order_count "$(select_of anon/q04.sql)")"
-cfg table4 table4_q13 q13 q13.sql tpch_cust "$EPS" "$DELTA_CUST" 1 1 "$JOIN_RUNS" \
+cfg table4 table4_q13 q13 q13.sql tpch "$EPS" "$DELTA_CUST" 1 1 "$JOIN_RUNS" \
 	"$(wrap c_count count:custdist "$(select_of anon/q13.sql)")"
-cfg table4 table4_q16 q16 q16.sql tpch_supp "$EPS" "$DELTA_SUPP" "$Q16_CU" 1 "$JOIN_RUNS" \
+cfg table4 table4_q16 q16 q16.sql tpch "$EPS" "$DELTA_SUPP" "$Q16_CU" 1 "$JOIN_RUNS" \
 	"$(wrap "concat_ws('|', p_brand, p_type, p_size)" count:supplier_cnt "$(select_of anon/q16.sql)")"
-cfg table4 table4_q21 q21 q21_joins.sql tpch_supp "$EPS" "$DELTA_SUPP" 1 1 "$JOIN_RUNS" \
-	"$(wrap s_name count:numwait "$(select_of anon/q21_joins.sql)")"
+cfg table4 table4_q21 q21 q21_own.sql tpch "$EPS" "$DELTA_SUPP" 1 1 "$JOIN_RUNS" \
+	"$(wrap s_name count:numwait "$(select_of anon/q21_own.sql)")"
 # sanity: at epsilon = 1e5 the natural Q4 and Q13 must return the exact answer
-cfg sanity sanity_q04 q04 q04.sql tpch_cust 1e5 0.5 5 1 1 \
+cfg sanity sanity_q04 q04 q04.sql tpch 1e5 0.5 5 1 1 \
 	"$(wrap o_orderpriority count:order_count "$(select_of anon/q04.sql)")"
-cfg sanity sanity_q13 q13 q13.sql tpch_cust 1e5 0.5 1 1 1 \
+cfg sanity sanity_q13 q13 q13.sql tpch 1e5 0.5 1 1 1 \
 	"$(wrap c_count count:custdist "$(select_of anon/q13.sql)")"
 # Fig. 2: Q13 at several delta
 for d in $DELTA_SWEEP; do
-	cfg fig2 "fig2_$d" q13 q13.sql tpch_cust "$EPS" "$d" 1 1 "$FIG2_RUNS" \
+	cfg fig2 "fig2_$d" q13 q13.sql tpch "$EPS" "$d" 1 1 "$FIG2_RUNS" \
 		"$(wrap c_count count:custdist "$(select_of anon/q13.sql)")"
 done
 # error vs epsilon (Q1 record, as Table 3)
@@ -294,6 +299,9 @@ for e in $EPS_SWEEP; do
 	t3 eps "_$e" "$e" "$SWEEP_RUNS"
 done
 q -f "$CFG_SQL"
+# one schema, the unit chosen per role: customers' queries run as
+# tpch_customers, suppliers' as tpch_suppliers (labels.sql)
+q -c "UPDATE acc.cfg SET run_as = CASE WHEN qid IN ('q04', 'q13') THEN 'tpch_customers' ELSE 'tpch_suppliers' END"
 
 # ---- paper values ----
 q <<'EOF'
@@ -317,7 +325,7 @@ i=0
 for c in $ORDER; do
 	i=$((i + 1))
 	t0=$(now)
-	q -c "CALL acc.run('$c')"
+	q -U "$(qv "SELECT run_as FROM acc.cfg WHERE cfg = '$c'")" -c "CALL acc.run('$c')"
 	log "[$i/$n_cfg] $c: $(qv "SELECT runs FROM acc.cfg WHERE cfg = '$c'") runs in $(since "$t0") s (accuracy part so far $(since "$T_ACC") s)"
 done
 ACC_SECONDS=$(since "$T_ACC")
@@ -346,7 +354,8 @@ echo
 echo "## Setup"
 echo
 echo "- command: \`bench/accuracy.sh --sf $SF --runs $RUNS --join-runs $JOIN_RUNS --sweep-runs $SWEEP_RUNS --fig2-runs $FIG2_RUNS --check-runs $CHECK_RUNS --speed-runs $SPEED_RUNS --speed-sfs \"$SPEED_SFS\"$( [ "$USE_CLUSTER" -eq 1 ] && echo " --cluster")$( [ "$SKIP_LOAD" -eq 1 ] && echo " --skip-load")$( [ "$SPEED" -eq 0 ] && echo " --no-speed")\`"
-echo "- data: our TPC-H generator (\`bench/tpch/\`, seed 1), SF $SF: $N_CUST customers, $N_SUPP suppliers, $(qv "SELECT count(*) FROM tpch_supp.lineitem") lines; load $LOAD_SECONDS s"
+echo "- data: our TPC-H generator (\`bench/tpch/\`, seed 1), SF $SF: $N_CUST customers, $N_SUPP suppliers, $(qv "SELECT count(*) FROM tpch.lineitem") lines; load $LOAD_SECONDS s"
+echo "- one schema, \`tpch\`, with its foreign keys and no copied unit column: customers and suppliers are two privacy units of the same tables (\`bench/tpch/labels.sql\`; a line belongs to its order's customer through \`l_orderkey\`); the queries protecting customers run as role \`tpch_customers\`, those protecting suppliers as \`tpch_suppliers\`, whose \`anon_dp.privacy_unit\` the data owner set in this database"
 echo "- PostgreSQL $(qv "SHOW server_version"), anon_dp $(qv "SELECT extversion FROM pg_extension WHERE extname = 'anon_dp'") (library of $LIB_MTIME_START$( [ "$(lib_mtime)" != "$LIB_MTIME_START" ] && echo ", replaced on disk at $(lib_mtime) during the run: the server keeps the copy it preloaded at start")), checkout $CHECKOUT_START at the start; shared_buffers $(qv "SHOW shared_buffers"), work_mem $(qv "SHOW work_mem"), jit $(qv "SHOW jit"), max_parallel_workers_per_gather $(qv "SHOW max_parallel_workers_per_gather")"
 echo "- machine: $(nproc) cores shared with other jobs (load average $LOAD_START at start), $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM"
 echo "- ε = $EPS for Tables 3 and 4.  δ = n^(−ε ln n) with n = $N_CUST customers (Q4, Q13): $(qv "SELECT acc.fmt($DELTA_CUST)"), n = $N_SUPP suppliers (Q16, Q21): $(qv "SELECT acc.fmt($DELTA_SUPP)")"
@@ -364,7 +373,7 @@ echo "(returnflag, linestatus) = (A, F) is selected in \`WHERE\` and the query h
 echo "releases exactly one row with **no thresholding at all** (there is nothing to threshold: the partition's"
 echo "existence does not depend on the data) and **no contribution bounding** (each supplier has one per-user row;"
 echo "\`max_groups_contributed\` = 1 only enters the ε split).  Users = suppliers; $(qv "SELECT val::int FROM acc.exact WHERE qid = 'q1af' AND agg = 'users'") suppliers have rows in the record,"
-echo "at most $(qv "SELECT max(n) FROM (SELECT count(*) n FROM tpch_supp.q1_af GROUP BY l_suppkey) s") each, so Δ_u = 373 clamps nothing.  Runs read \`q1_af\`, a private table holding the rows that pass"
+echo "at most $(qv "SELECT max(n) FROM (SELECT count(*) n FROM tpch.q1_af GROUP BY l_suppkey) s") each, so Δ_u = 373 clamps nothing.  Runs read \`q1_af\`, a private table holding the rows that pass"
 echo "the record's \`WHERE\` (same per-user rows, 4× faster); the query files themselves, over \`lineitem\`, are the cross-check rows."
 echo
 echo "| function | Δ_u (bounds) | R | paper: our model | paper: PINQ | ours: median rel. error [95 % CI] | ours ÷ paper | theory, ours (ε: one aggregate, no \`GROUP BY\`; AVG with its count's noise) | theory, paper's formula (ε) | ours at ε = 0.2, R = $SWEEP_RUNS [CI] | cross-check: query file on lineitem, R = $CHECK_RUNS [CI] | ms / run |"
@@ -421,7 +430,7 @@ echo
 echo "### The same three aggregates in one grouped Q1 (not in the paper)"
 echo
 echo "\`q01_table3.sql\`: COUNT, AVG and MEDIAN together over all four (returnflag, linestatus) groups,"
-echo "\`GROUP BY\` as in Q1.  C_u = 4, the most groups any supplier has rows in ($(qv "SELECT max(g) FROM (SELECT count(DISTINCT (l_returnflag, l_linestatus)) g FROM tpch_supp.lineitem WHERE $Q1_WHERE GROUP BY l_suppkey) s")), so"
+echo "\`GROUP BY\` as in Q1.  C_u = 4, the most groups any supplier has rows in ($(qv "SELECT max(g) FROM (SELECT count(DISTINCT (l_returnflag, l_linestatus)) g FROM tpch.lineitem WHERE $Q1_WHERE GROUP BY l_suppkey) s")), so"
 echo "bounding cuts no user; τ-thresholding cannot be switched off with \`GROUP BY\` (δ = $(qv "SELECT acc.fmt($DELTA_SUPP)")), and every release"
 echo "gets ε/(C_u(N+1)) = ε/16.  Errors pooled over the four groups; R = $Q1G_RUNS."
 echo
@@ -447,10 +456,10 @@ qv "SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |
 	  acc.fmt_rate(pr.val), acc.fmt_rate(t.rate) || ' [' || acc.fmt_rate(t.rate_lo) || ', ' || acc.fmt_rate(t.rate_hi) || ']',
 	  acc.fmt_rate(acc.expected_rate(c.qid, 'users', acc.eps_share(c), c.delta, c.cu)),
 	  round((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM acc.run_time r WHERE r.cfg = c.cfg)::numeric))
-	FROM (VALUES ('q04', 'natural: \`q04.sql\` (EXISTS over lineitem), ANON_COUNT(o_orderkey, 5)', 'customers'),
+	FROM (VALUES ('q04', 'natural: \`q04.sql\` (EXISTS over lineitem, through its key to orders), ANON_COUNT(o_orderkey, 5)', 'customers'),
 	             ('q13', 'natural: \`q13.sql\` (customer LEFT JOIN orders), ANON_COUNT(*)', 'customers'),
 	             ('q16', 'natural: \`q16.sql\` (NOT IN over supplier, + s_suppkey = ps_suppkey), ANON_COUNT(*)', 'suppliers'),
-	             ('q21', 'joins: \`q21_joins.sql\` (order_suppliers, a relaxation), ANON_COUNT(*)', 'suppliers')) v(qid, form, users)
+	             ('q21', 'own lines: \`q21_own.sql\` (without the conditions on other suppliers'' lines: a different query), ANON_COUNT(*)', 'suppliers')) v(qid, form, users)
 	JOIN acc.table4_model m USING (qid)
 	JOIN acc.cfg c ON c.cfg = 'table4_' || v.qid
 	JOIN acc.thr t ON t.cfg = c.cfg
@@ -626,31 +635,31 @@ EOF
 SPEED_SECONDS=-
 if [ "$SPEED" -eq 1 ]; then
 	# name | file | schema | C_u | users (delta from n)
-	SPEED_QUERIES="q01|anon/q01.sql|tpch_supp|4|supp
-q01_count|anon/q01_count.sql|tpch_supp|1|-
-q01_avg|anon/q01_avg.sql|tpch_supp|1|-
-q01_median|anon/q01_median.sql|tpch_supp|1|-
-q01_table3|anon/q01_table3.sql|tpch_supp|4|supp
-q04|anon/q04.sql|tpch_cust|5|cust
-q13|anon/q13.sql|tpch_cust|1|cust
-q16|anon/q16.sql|tpch_supp|5|supp
-q21_joins|anon/q21_joins.sql|tpch_supp|1|supp"
+	SPEED_QUERIES="q01|anon/q01.sql|tpch|4|supp
+q01_count|anon/q01_count.sql|tpch|1|-
+q01_avg|anon/q01_avg.sql|tpch|1|-
+q01_median|anon/q01_median.sql|tpch|1|-
+q01_table3|anon/q01_table3.sql|tpch|4|supp
+q04|anon/q04.sql|tpch|5|cust
+q13|anon/q13.sql|tpch|1|cust
+q16|anon/q16.sql|tpch|5|supp
+q21_own|anon/q21_own.sql|tpch|1|supp"
 	T_SPEED=$(now)
 	speed_at() {   # SF (data loaded)
-		local sf=$1 name file schema cu users delta anon plain
+		local sf=$1 name file schema cu users delta anon plain role
 		local nc ns
-		nc=$(qv "SELECT count(*) FROM tpch_cust.customer")
-		ns=$(qv "SELECT count(*) FROM tpch_supp.supplier")
+		nc=$(qv "SELECT count(*) FROM tpch.customer")
+		ns=$(qv "SELECT count(*) FROM tpch.supplier")
 		while IFS='|' read -r name file schema cu users; do
 			case "$users" in
-				cust) delta=$(qv "SELECT exp(-$EPS * ln($nc) ^ 2)") ;;
-				supp) delta=$(qv "SELECT exp(-$EPS * ln($ns) ^ 2)") ;;
-				*) delta=NULL ;;
+				cust) delta=$(qv "SELECT exp(-$EPS * ln($nc) ^ 2)"); role=tpch_customers ;;
+				supp) delta=$(qv "SELECT exp(-$EPS * ln($ns) ^ 2)"); role=tpch_suppliers ;;
+				*) delta=NULL; role=tpch_suppliers ;;
 			esac
 			anon=$(select_of "$file")
 			plain=$(printf '%s\n' "$anon" | plainify)
 			t0=$(now)
-			q -c "CALL acc.time_pair('$sf', '$name', '$schema', $EPS, $delta, $cu, $(lit "$plain"), $(lit "$anon"), $SPEED_RUNS)"
+			q -U "$role" -c "CALL acc.time_pair('$sf', '$name', '$schema', $EPS, $delta, $cu, $(lit "$plain"), $(lit "$anon"), $SPEED_RUNS)"
 			log "speed SF $sf $name: $(since "$t0") s"
 		done <<<"$SPEED_QUERIES"
 	}
@@ -661,7 +670,10 @@ q21_joins|anon/q21_joins.sql|tpch_supp|1|supp"
 	for s in $SPEED_SFS; do
 		awk -v a="$s" -v b="$SF" 'BEGIN { exit !(a == b + 0) }' && continue
 		log "loading TPC-H SF $s for the speed part"
-		"$TPCH/load.sh" -s "$s" --labels >/dev/null
+		"$TPCH/load.sh" -s "$s" --schemas tpch --labels >/dev/null
+		q -c "GRANT USAGE ON SCHEMA acc TO tpch_customers, tpch_suppliers;
+			GRANT ALL ON ALL TABLES IN SCHEMA acc TO tpch_customers, tpch_suppliers;
+			GRANT ALL ON ALL SEQUENCES IN SCHEMA acc TO tpch_customers, tpch_suppliers"
 		speed_at "$s"
 	done
 	SPEED_SECONDS=$(since "$T_SPEED")
@@ -686,7 +698,7 @@ q21_joins|anon/q21_joins.sql|tpch_supp|1|supp"
 		  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY p)::numeric), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY a)::numeric),
 		  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY a / p)::numeric, 2), round(min(a / p)::numeric, 2), round(max(a / p)::numeric, 2))
 		FROM r GROUP BY query, sf
-		ORDER BY array_position(array['q01', 'q01_count', 'q01_avg', 'q01_median', 'q01_table3', 'q04', 'q13', 'q16', 'q21_joins'], query), sf::float8"
+		ORDER BY array_position(array['q01', 'q01_count', 'q01_avg', 'q01_median', 'q01_table3', 'q04', 'q13', 'q16', 'q21_own'], query), sf::float8"
 	echo
 	} >>"$OUT"
 fi

@@ -115,7 +115,7 @@ CFG_SQL="$WORK_DIR/cfg.sql"
 if [ "$REPORT_ONLY" -eq 0 ]; then
 	if [ "$SKIP_LOAD" -eq 0 ]; then
 		log "loading TPC-H SF $SF"
-		"$TPCH/load.sh" -s "$SF" --labels >/dev/null
+		"$TPCH/load.sh" -s "$SF" --schemas "tpch_cust tpch_supp" --labels >/dev/null
 	fi
 	q -c "CREATE EXTENSION IF NOT EXISTS anon_dp" -f "$TPCH/labels.sql" >/dev/null
 	q -f "$TPCH/accuracy.sql"

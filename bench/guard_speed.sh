@@ -27,7 +27,7 @@
 #   --rows       rows of bench_safe in part 2 (default 10000000)
 #   --runs       timed rounds (default 5); tables show median and min
 #   --skip-load  use the tpch_cust / tpch_supp schemas already loaded
-#                (default: bench/tpch/load.sh -s SF --labels)
+#                (default: bench/tpch/load.sh -s SF --schemas "tpch_cust tpch_supp" --labels)
 #   --parallel   part 1 also with max_parallel_workers_per_gather = 2
 #                (the main table is always serial: 0 workers)
 #   --cluster    start a throwaway cluster (tools/lib.sh start_cluster, port
@@ -340,7 +340,7 @@ LOAD_SECONDS=-
 if [ "$SKIP_LOAD" -eq 0 ]; then
 	log "loading TPC-H SF $SF (both schemas, labels)"
 	t0=$(now)
-	"$TPCH/load.sh" -s "$SF" --labels >"$WORK_DIR/load.md"
+	"$TPCH/load.sh" -s "$SF" --schemas "tpch_cust tpch_supp" --labels >"$WORK_DIR/load.md"
 	LOAD_SECONDS=$(( $(now) - t0 ))
 else
 	q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS anon_dp" -f "$TPCH/labels.sql" >/dev/null

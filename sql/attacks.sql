@@ -27,6 +27,8 @@ INSERT INTO att_report VALUES ('seen by all');
 CREATE INDEX att_users_uid ON att_users (uid);
 CREATE INDEX att_report_x ON att_report (x);
 ANALYZE att_users, att_report;
+-- a view the data owner made over private rows
+CREATE VIEW att_users_view AS SELECT uid, ssn FROM att_users;
 -- a function the analyst will try to hide in a domain's CHECK
 CREATE FUNCTION att_notice(x text) RETURNS bool LANGUAGE plpgsql
     AS $$ BEGIN RAISE NOTICE 'seen %', x; RETURN true; END $$;
@@ -165,6 +167,15 @@ SELECT ANON_COUNT(*) < 5 AS nobody FROM att_users WHERE uid = 42 AND ROW(uid, ss
 SELECT ANON_COUNT(*) < 5 AS nobody FROM att_users WHERE uid = 42 AND 1 / (uid - 42) > 0;
 SELECT ANON_COUNT(*) < 5 AS nobody FROM att_users WHERE uid = 42 AND big * 1000000 > 0;
 SELECT ANON_SUM(ssn::int, 0, 10) < 5 AS ignored FROM att_users;
+-- attack_error_over_subquery (a level reading private rows through a FROM
+-- subquery, a WITH query or a view evaluates SAFE as well)
+SELECT ANON_COUNT(*) < 5 AS nobody FROM (SELECT uid, ssn FROM att_users) s WHERE uid = 42 AND ssn::int > 0;
+WITH w AS (SELECT uid, ssn FROM att_users)
+SELECT ANON_COUNT(*) < 5 AS nobody FROM w WHERE uid = 42 AND ssn::int > 0;
+WITH w AS MATERIALIZED (SELECT uid, ssn FROM att_users)
+SELECT ANON_COUNT(*) < 5 AS nobody FROM w WHERE uid = 42 AND ssn::int > 0;
+SELECT ANON_COUNT(*) < 5 AS nobody FROM att_users_view WHERE uid = 42 AND ssn::int > 0;
+SELECT ANON_COUNT(*) < 5 AS nobody FROM (SELECT * FROM att_users_view) s WHERE uid = 42 AND ssn::int > 0;
 -- attack_catalog_lookup_error (not a data exception: one fixed error, nothing of the value)
 SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND note::regclass IS NOT NULL;
 SELECT ANON_COUNT(*) FROM att_users WHERE uid = 42 AND current_setting(note) = 'x';

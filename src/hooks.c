@@ -22,8 +22,9 @@
  *   emit_log_hook             ... and its notices stay in the server log;
  *                             an unresolved ANON_* call names the forms
  *                             that exist (src/anonymizer)
- *   ProcessUtility_hook       guard utility statements; remember the query
- *                             of a running EXPLAIN
+ *   ProcessUtility_hook       guard utility statements (before and after
+ *                             they run); remember the query of a running
+ *                             EXPLAIN
  *   object_access_hook        the functions an anonymized session may not
  *                             call anywhere, however the call was reached
  *                             (OAT_FUNCTION_EXECUTE)
@@ -249,9 +250,9 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Query	   *outer_explained = explained_query;
+	key_labels *keys = guard_utility_statement(pstmt->utilityStmt);
 	int			outer_defining = defining_views;
 
-	guard_utility_statement(pstmt->utilityStmt);
 	if (IsA(pstmt->utilityStmt, ExplainStmt))
 		explained_query = (Query *) ((ExplainStmt *) pstmt->utilityStmt)->query;
 	if (IsA(pstmt->utilityStmt, ViewStmt))
@@ -264,6 +265,7 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 									queryEnv, dest, qc);
+		guard_utility_finished(pstmt->utilityStmt, keys);
 	}
 	PG_FINALLY();
 	{

@@ -11,6 +11,7 @@
 #include "utils/plancache.h"
 
 #include "dp/dp_params.h"
+#include "guard/label_syntax.h"
 #include "dp/dp_selection.h"
 #include "settings.h"
 
@@ -27,6 +28,7 @@ int			anon_dp_bounding_batch_memory = 2048;
 bool		anon_dp_bounding_node = true;
 int			anon_dp_access_level_setting = ANON_DP_ACCESS_FULL;
 char	   *anon_dp_label_admin_role = NULL;
+char	   *anon_dp_privacy_unit = NULL;
 double		anon_dp_max_epsilon = 1.0;
 double		anon_dp_max_delta = 1e-5;
 double		anon_dp_default_budget_epsilon = 10.0;
@@ -130,6 +132,23 @@ static void
 assign_bool_replanning(bool newval, void *extra)
 {
 	anon_dp_settings_generation++;
+	ResetPlanCache();
+}
+
+static bool
+check_privacy_unit(char **newval, void **extra, GucSource source)
+{
+	if (*newval == NULL || !valid_unit_name(*newval))
+	{
+		GUC_check_errdetail("A privacy unit is named by a lower-case identifier (letters a-z, digits, underscores), as in the labels 'privacy_unit <unit>'.");
+		return false;
+	}
+	return true;
+}
+
+static void
+assign_string_replanning(const char *newval, void *extra)
+{
 	ResetPlanCache();
 }
 
@@ -276,6 +295,14 @@ anon_dp_define_settings(void)
 							   "",
 							   PGC_SUSET, 0,
 							   NULL, NULL, NULL);
+	DefineCustomStringVariable("anon_dp.privacy_unit",
+							   "The privacy unit that this session's anonymization queries protect.",
+							   "Tables private to another unit are refused unless labelled 'public for <unit>'; "
+							   "per role and database with ALTER ROLE ... IN DATABASE ... SET; superusers only.",
+							   &anon_dp_privacy_unit,
+							   ANON_DP_DEFAULT_UNIT,
+							   PGC_SUSET, 0,
+							   check_privacy_unit, assign_string_replanning, NULL);
 
 	/* the data owner's limits on anonymized roles (doc/budget.md) */
 	DefineCustomRealVariable("anon_dp.max_epsilon",

@@ -65,6 +65,8 @@ extern int	anon_dp_access_level_setting;	/* anon_dp_access_level_kind */
  */
 extern bool anon_dp_session_role_is_anonymized(void);
 extern char *anon_dp_label_admin_role;	/* superuser only */
+extern char *anon_dp_privacy_unit;	/* the unit anonymization queries protect;
+									 * superuser only (per role and database) */
 
 /* the data owner's limits on anonymized roles (superuser only, doc/budget.md) */
 extern double anon_dp_max_epsilon;	/* per anonymization query */

@@ -35,7 +35,9 @@ CREATE TABLE acc.cfg (
     n_agg   int NOT NULL,           -- distinct ANON_* calls (N)
     runs    int NOT NULL,
     sql     text NOT NULL,
-    settings text NOT NULL DEFAULT ''  -- 'name=value ...' over acc.apply_settings
+    settings text NOT NULL DEFAULT '',  -- 'name=value ...' over acc.apply_settings
+    run_as  text                    -- the role that runs it (its anon_dp.privacy_unit
+                                    -- chooses the unit), NULL: the harness's own
 );
 
 CREATE TABLE acc.exact (

@@ -36,5 +36,7 @@ ALTER TABLE partsupp ADD FOREIGN KEY (ps_partkey) REFERENCES part;
 ALTER TABLE partsupp ADD FOREIGN KEY (ps_suppkey) REFERENCES supplier;
 ALTER TABLE orders   ADD FOREIGN KEY (o_custkey) REFERENCES customer;
 ALTER TABLE lineitem ADD FOREIGN KEY (l_orderkey) REFERENCES orders;
+ALTER TABLE lineitem ADD FOREIGN KEY (l_partkey) REFERENCES part;
+ALTER TABLE lineitem ADD FOREIGN KEY (l_suppkey) REFERENCES supplier;
 ALTER TABLE lineitem ADD FOREIGN KEY (l_partkey, l_suppkey) REFERENCES partsupp;
 \endif

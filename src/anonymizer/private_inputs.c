@@ -10,6 +10,7 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "anonymizer/validate.h"
 
@@ -41,6 +42,24 @@ resolve_column(Query *query, Node *expr, int *rtindex, AttrNumber *attno)
 	*rtindex = var->varno;
 	*attno = var->varattno;
 	return true;
+}
+
+/*
+ * The private input a column reference of this level reads, and which of
+ * its columns (through implicit casts and join alias columns), or -1.
+ */
+int
+input_column(level_check *check, Node *expr, AttrNumber *attno)
+{
+	int			rtindex;
+	int			i;
+
+	if (!resolve_column(check->query, expr, &rtindex, attno))
+		return -1;
+	for (i = 0; i < check->nrels; i++)
+		if (check->rels[i].rtindex == rtindex)
+			return i;
+	return -1;
 }
 
 /* The private input whose privacy unit expr reads, or -1. */
@@ -125,4 +144,56 @@ privacy_unit_var(level_check *check, int i)
 				 (int) rte->rtekind);
 	}
 	return makeVar(check->rels[i].rtindex, attno, type, typmod, collation, 0);
+}
+
+/*
+ * Is clause "x = y" with the default btree equality of unit_type, under a
+ * deterministic collation?  Sets *left and *right to its operands.
+ */
+bool
+is_unit_equality(Node *clause, Oid unit_type, Node **left, Node **right)
+{
+	OpExpr	   *op = (OpExpr *) clause;
+	TypeCacheEntry *tc;
+
+	if (clause == NULL || !IsA(clause, OpExpr) || list_length(op->args) != 2)
+		return false;
+	tc = lookup_type_cache(unit_type, TYPECACHE_EQ_OPR);
+	if (!OidIsValid(tc->eq_opr) || op->opno != tc->eq_opr)
+		return false;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	*left = linitial(op->args);
+	*right = lsecond(op->args);
+	return true;
+}
+
+/*
+ * An operand of a unit equality without its COLLATE clauses: the collation
+ * of the comparison is checked on the operator (is_unit_equality).
+ */
+Node *
+strip_collate(Node *operand)
+{
+	while (operand != NULL && IsA(operand, CollateExpr))
+		operand = (Node *) ((CollateExpr *) operand)->arg;
+	return operand;
+}
+
+/* The unit of a row of the level from the units of the private inputs in rels. */
+Expr *
+level_unit_expression(level_check *check, Bitmapset *rels)
+{
+	CoalesceExpr *coalesce;
+	int			i = -1;
+
+	if (bms_membership(rels) == BMS_SINGLETON)
+		return (Expr *) privacy_unit_var(check, bms_singleton_member(rels));
+	coalesce = makeNode(CoalesceExpr);
+	while ((i = bms_next_member(rels, i)) >= 0)
+		coalesce->args = lappend(coalesce->args, privacy_unit_var(check, i));
+	coalesce->coalescetype = check->rels[0].uid_type;
+	coalesce->coalescecollid = exprCollation((Node *) linitial(coalesce->args));
+	coalesce->location = -1;
+	return (Expr *) coalesce;
 }

@@ -5,7 +5,8 @@
  * (src/bound/reservoir_tablesample.c).  What it cannot cap is refused:
  * views over private tables (they take no TABLESAMPLE), partitioned tables
  * and inheritance parents (PostgreSQL samples each partition or child on
- * its own), private tables that already have a TABLESAMPLE clause, and
+ * its own), private tables that already have a TABLESAMPLE clause, tables
+ * whose unit comes through a foreign key (no column to sample by), and
  * private WITH queries defined outside the anonymization query.
  */
 #include "postgres.h"
@@ -42,6 +43,10 @@ cap_entry(RangeTblEntry *rte, cap_context *cxt)
 				   "Query the tables the view reads, or SET anon_dp.max_rows_contributed = 0.");
 		return;
 	}
+	if (anon_dp_unit_label(rte->relid, anon_dp_session_unit()).kind == UNIT_LABEL_KEY)
+		refuse(psprintf("anon_dp.max_rows_contributed cannot cap the rows of \"%s\", whose privacy unit comes through a foreign key",
+						get_rel_name(rte->relid)),
+			   "The cap samples rows per value of a table's privacy unit column; SET anon_dp.max_rows_contributed = 0 for queries over such tables.");
 	if (anon_dp_privacy_unit_column(rte->relid) == InvalidAttrNumber)
 		return;
 	if (rte->tablesample)

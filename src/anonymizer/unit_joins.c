@@ -9,6 +9,10 @@
  * GROUP BY uses.  A user-defined "=" (OPERATOR(s.=)) or a nondeterministic
  * collation would join rows of different users.
  *
+ * An input whose unit comes through a foreign key has no unit column: the
+ * equalities of its key with the key it references, or with another key
+ * referencing the same row (key_inputs.c), count as unit equalities.
+ *
  * The private inputs form components:
  *   - the conjuncts of WHERE and of the ON clauses of inner joins, with AND
  *     trees flattened at any depth, unite the inputs they equate (a strict
@@ -33,7 +37,6 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
-#include "utils/typcache.h"
 
 #include "anonymizer/pipeline.h"
 #include "anonymizer/validate.h"
@@ -82,40 +85,6 @@ flatten_conjuncts(Node *quals)
 	return list_make1(quals);
 }
 
-/*
- * Is clause "x = y" with the default btree equality of unit_type, under a
- * deterministic collation?  Sets *left and *right to its operands.
- */
-bool
-is_unit_equality(Node *clause, Oid unit_type, Node **left, Node **right)
-{
-	OpExpr	   *op = (OpExpr *) clause;
-	TypeCacheEntry *tc;
-
-	if (clause == NULL || !IsA(clause, OpExpr) || list_length(op->args) != 2)
-		return false;
-	tc = lookup_type_cache(unit_type, TYPECACHE_EQ_OPR);
-	if (!OidIsValid(tc->eq_opr) || op->opno != tc->eq_opr)
-		return false;
-	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
-		return false;
-	*left = linitial(op->args);
-	*right = lsecond(op->args);
-	return true;
-}
-
-/*
- * An operand of a unit equality without its COLLATE clauses: the collation
- * of the comparison is checked on the operator (is_unit_equality).
- */
-Node *
-strip_collate(Node *operand)
-{
-	while (operand != NULL && IsA(operand, CollateExpr))
-		operand = (Node *) ((CollateExpr *) operand)->arg;
-	return operand;
-}
-
 static bool coalesced_units(level_check *check, Node *expr, Bitmapset **rels);
 
 /*
@@ -158,17 +127,23 @@ equated_inputs(level_check *check, Node *clause, int *li, int *ri)
 	return is_unit_equality(clause, check->rels[*li].uid_type, &left, &right);
 }
 
-/* Unite the inputs equated by the conjuncts of an inner join's ON or of WHERE. */
+/*
+ * Unite the inputs equated by the conjuncts of an inner join's ON or of
+ * WHERE: by their units, or through a foreign key (key_inputs.c).
+ */
 static void
 unite_conjuncts(level_check *check, Node *quals)
 {
+	List	   *conjuncts = flatten_conjuncts(quals);
 	ListCell   *lc;
 	int			li;
 	int			ri;
 
-	foreach(lc, flatten_conjuncts(quals))
+	foreach(lc, conjuncts)
 		if (equated_inputs(check, lfirst(lc), &li, &ri))
 			unite(check, li, ri);
+	foreach(lc, key_edges(check, 0, check, 0, conjuncts, check->query))
+		unite(check, ((key_edge *) lfirst(lc))->a, ((key_edge *) lfirst(lc))->b);
 }
 
 /*
@@ -266,18 +241,26 @@ attach_nullable_side(level_check *check, JoinExpr *join)
 	bool		full = join->jointype == JOIN_FULL;
 	Bitmapset  *nullable = items_below(join->jointype == JOIN_RIGHT ? join->larg : join->rarg);
 	List	   *pairs = NIL;	/* (preserved, nullable) input indexes */
+	List	   *conjuncts = flatten_conjuncts(join->quals);
+	List	   *equated = NIL;	/* (left, right) input indexes */
 	int			preserved_root;
 	ListCell   *lc;
 	int			li;
 	int			ri;
 
-	foreach(lc, flatten_conjuncts(join->quals))
+	foreach(lc, conjuncts)
+		if (equated_inputs(check, lfirst(lc), &li, &ri))
+			equated = lappend(equated, list_make2_int(li, ri));
+	foreach(lc, key_edges(check, 0, check, 0, conjuncts, check->query))
+		equated = lappend(equated, list_make2_int(((key_edge *) lfirst(lc))->a,
+												  ((key_edge *) lfirst(lc))->b));
+	foreach(lc, equated)
 	{
 		bool		ln;
 		bool		rn;
 
-		if (!equated_inputs(check, lfirst(lc), &li, &ri))
-			continue;
+		li = linitial_int((List *) lfirst(lc));
+		ri = lsecond_int((List *) lfirst(lc));
 		ln = bms_is_member(check->rels[li].rtindex, nullable);
 		rn = bms_is_member(check->rels[ri].rtindex, nullable);
 		if (ln && rn && !full)

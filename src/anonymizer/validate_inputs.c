@@ -18,6 +18,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
@@ -25,6 +26,8 @@
 #include "anonymizer/validate.h"
 #include "catalog.h"
 #include "guard/labels.h"
+#include "guard/unit_paths.h"
+#include "query_nodes.h"
 
 static bool view_unit(Oid relid, Bitmapset **uids, Oid *uid_type, validation_context *context);
 
@@ -35,10 +38,17 @@ static bool view_unit(Oid relid, Bitmapset **uids, Oid *uid_type, validation_con
  * time (SYSTEM_TIME) lets one user's rows push other users' rows out.
  */
 static void
-check_private_sample(RangeTblEntry *rte)
+check_private_sample(RangeTblEntry *rte, bool key)
 {
 	TableSampleClause *sample = rte->tablesample;
 
+	if (sample != NULL && key && sample->tsmhandler == anon_dp_emitted_function(EMIT_RESERVOIR))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anonymization query: TABLESAMPLE anon_reservoir on \"%s\" is not supported: its privacy unit comes through a foreign key",
+						get_rel_name(rte->relid)),
+				 errdetail("anon_reservoir keeps n rows per value of a privacy unit column, which the table does not have."),
+				 errhint("Use TABLESAMPLE BERNOULLI or SYSTEM on it, or anon_reservoir(n) on the table that holds the unit.")));
 	if (sample == NULL || sample->tsmhandler == F_BERNOULLI || sample->tsmhandler == F_SYSTEM ||
 		sample->tsmhandler == anon_dp_emitted_function(EMIT_RESERVOIR))
 		return;
@@ -112,17 +122,93 @@ is_row_expansion(RangeTblEntry *rte)
 	return true;
 }
 
+/* A table labelled for other privacy units than the one the session's queries protect. */
+static void
+refuse_other_unit(Oid relid, const unit_label *label, const char *unit)
+{
+	const char *table = get_rel_name(relid);
+	StringInfoData public_for;
+	ListCell   *lc;
+
+	initStringInfo(&public_for);
+	foreach(lc, label->labels->public_for)
+		appendStringInfo(&public_for, "%s, ", strVal(lfirst(lc)));
+	appendStringInfoString(&public_for, unit);
+	if (label->labels->units != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("anonymization query: table \"%s\" is private to privacy unit%s %s, which this query does not protect",
+						table, list_length(label->labels->units) > 1 ? "s" : "",
+						relation_labels_unit_names(label->labels)),
+				 errdetail("This session's anonymization queries protect privacy unit %s (anon_dp.privacy_unit, set by the data owner per role and database).",
+						   unit),
+				 errhint("If its rows are not personal data of privacy unit %s, a label administrator declares it: SECURITY LABEL FOR anon_dp ON TABLE %s IS 'public for %s'; or run the query as a role whose queries protect %s (ALTER ROLE ... SET anon_dp.privacy_unit = '%s').",
+						 unit, quote_identifier(table), public_for.data,
+						 ((unit_clause *) linitial(label->labels->units))->unit,
+						 ((unit_clause *) linitial(label->labels->units))->unit)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("anonymization query: table \"%s\" has no anon_dp label for privacy unit %s",
+					table, unit),
+			 errdetail("It is %s; this session's anonymization queries protect privacy unit %s (anon_dp.privacy_unit).",
+					   relation_labels_text(label->labels), unit),
+			 errhint("Label the column that holds the unit (SECURITY LABEL FOR anon_dp ON COLUMN %s.<column> IS 'privacy_unit %s'), or declare the table public for it (ON TABLE %s IS 'public for %s').",
+					 quote_identifier(table), unit, quote_identifier(table), public_for.data)));
+}
+
 /*
- * Whether the FROM item rtindex of this level is private, and which of its
- * output columns is its privacy unit.  Public tables and VALUES lists are
- * not private; unlabelled tables and unsupported items are refused.
+ * Whether a table read in FROM is private to the session's privacy unit:
+ * through a column (*uids), or through a foreign key (*path).
  */
 static bool
-input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type)
+table_unit(RangeTblEntry *rte, Bitmapset **uids, Oid *uid_type, unit_path **path)
+{
+	const char *unit = anon_dp_session_unit();
+	unit_label	label;
+
+	anon_dp_check_label_tree(rte->relid);
+	label = anon_dp_unit_label(rte->relid, unit);
+	switch (label.kind)
+	{
+		case UNIT_LABEL_COLUMN:
+			check_private_sample(rte, false);
+			*uids = bms_make_singleton(label.column);
+			*uid_type = get_atttype(rte->relid, label.column);
+			return true;
+		case UNIT_LABEL_KEY:
+			check_private_sample(rte, true);
+			*path = anon_dp_unit_path(rte->relid, rte->inh, unit);
+			*uid_type = (*path)->unit_type;
+			return true;
+		case UNIT_LABEL_PUBLIC:
+			return false;
+		case UNIT_LABEL_OTHER:
+			refuse_other_unit(rte->relid, &label, unit);
+			break;
+		case UNIT_LABEL_MIXED:
+		case UNIT_LABEL_NONE:
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("anonymization query: table \"%s\" has no anon_dp label",
+					get_rel_name(rte->relid)),
+			 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
+			 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
+					 get_rel_name(rte->relid), get_rel_name(rte->relid))));
+}
+
+/*
+ * Whether the FROM item rtindex of this level is private, and which of its
+ * output columns is its privacy unit (or the key through which its rows
+ * reach it).  Public tables and VALUES lists are not private; unlabelled
+ * tables and unsupported items are refused.
+ */
+static bool
+input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type, unit_path **path)
 {
 	RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
 	char	   *name = rte->eref->aliasname;
-	AttrNumber	uid;
 
 	if (is_row_expansion(rte))
 		return false;			/* rows of the rows it reads: no unit of its own */
@@ -134,28 +220,18 @@ input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type)
 		case RTE_RELATION:
 			if (rte->relkind == RELKIND_VIEW)
 				return view_unit(rte->relid, uids, uid_type, check->context);
-			anon_dp_check_label_tree(rte->relid);
-			uid = anon_dp_privacy_unit_column(rte->relid);
-			if (uid != InvalidAttrNumber)
-			{
-				check_private_sample(rte);
-				*uids = bms_make_singleton(uid);
-				*uid_type = get_atttype(rte->relid, uid);
-				return true;
-			}
-			if (anon_dp_relation_is_public(rte->relid))
-				return false;
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("anonymization query: table \"%s\" has no anon_dp label",
-							get_rel_name(rte->relid)),
-					 errdetail("Every table an anonymization query reads must be labelled private (through its privacy unit column) or public."),
-					 errhint("Write SECURITY LABEL FOR anon_dp ON COLUMN %s.<user id column> IS 'privacy_unit', or ON TABLE %s IS 'public' if it holds no personal data.",
-							 get_rel_name(rte->relid), get_rel_name(rte->relid))));
-			break;
+			return table_unit(rte, uids, uid_type, path);
 		case RTE_SUBQUERY:
-			return query_unit(rte->subquery, lcons(check->query, check->outer), name,
-							  uids, uid_type, check->context);
+			{
+				int			columns = list_length(rte->eref->colnames);
+				bool		private = query_unit(rte->subquery, lcons(check->query, check->outer),
+												 name, uids, uid_type, check->context, rte);
+
+				/* anon_dp added the unit to its select list (key_inputs.c) */
+				if (list_length(rte->eref->colnames) != columns)
+					refuse_row_references(check->query, rtindex);
+				return private;
+			}
 		case RTE_CTE:
 			{
 				List	   *cte_outer;
@@ -168,7 +244,7 @@ input_unit(level_check *check, int rtindex, Bitmapset **uids, Oid *uid_type)
 					refuse(psprintf("WITH query \"%s\" is not a SELECT", name),
 						   "Only SELECT queries may feed an anonymization query.");
 				if (!query_unit((Query *) cte->ctequery, cte_outer, name, uids, uid_type,
-								check->context))
+								check->context, NULL))
 					return false;
 				/* defined around the anonymization level, out of reach of the row cap */
 				if (list_member_ptr(check->context->anonymization_outer, linitial(cte_outer)))
@@ -195,10 +271,13 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 	if (IsA(item, RangeTblRef))
 	{
 		int			rtindex = ((RangeTblRef *) item)->rtindex;
+		RangeTblEntry *rte = rt_fetch(rtindex, check->query->rtable);
 		Bitmapset  *uids = NULL;
 		Oid			uid_type;
+		unit_path  *path = NULL;
+		int			columns = list_length(rte->eref->colnames);
 
-		if (!input_unit(check, rtindex, &uids, &uid_type))
+		if (!input_unit(check, rtindex, &uids, &uid_type, &path))
 			return;
 		if (check->nrels == check->maxrels)
 		{
@@ -206,11 +285,16 @@ collect_inputs(Node *item, level_check *check, bool nullable)
 			check->rels = repalloc(check->rels, sizeof(private_rel) * check->maxrels);
 		}
 		check->rels[check->nrels].rtindex = rtindex;
-		check->rels[check->nrels].uid = bms_next_member(uids, -1);
+		check->rels[check->nrels].uid = uids != NULL ? bms_next_member(uids, -1) : 0;
 		check->rels[check->nrels].uids = uids;
 		check->rels[check->nrels].uid_type = uid_type;
 		check->rels[check->nrels].nullable = nullable;
 		check->rels[check->nrels].component = check->nrels;
+		check->rels[check->nrels].relid = rte->rtekind == RTE_RELATION ? rte->relid : InvalidOid;
+		check->rels[check->nrels].inh = rte->inh;
+		check->rels[check->nrels].path = path;
+		/* a subquery in FROM to which anon_dp added the unit (key_inputs.c) */
+		check->rels[check->nrels].unit_added = list_length(rte->eref->colnames) != columns;
 		check->nrels++;
 		return;
 	}
@@ -252,33 +336,42 @@ refuse_nullable_units(level_check *check)
 		   "Make a private input the preserved side (FROM private LEFT JOIN public, or private LEFT JOIN private ON the privacy units), use an inner join, or a FULL JOIN of two private inputs on their privacy units; GROUP BY keys of a public table on the preserved side release every key of that table (public partitions).");
 }
 
-/* The unit of a row of the level from the units of the private inputs in rels. */
-static Expr *
-unit_expression(level_check *check, Bitmapset *rels)
+/*
+ * The private input whose unit is the level's: one never null-extended,
+ * with a unit column if one has, else the one whose key reaches the unit in
+ * the fewest joins; -1 when every input may be null-extended.
+ */
+static int
+unit_source(level_check *check)
 {
-	CoalesceExpr *coalesce;
-	int			i = -1;
+	int			best = -1;
+	int			i;
 
-	if (bms_membership(rels) == BMS_SINGLETON)
-		return (Expr *) privacy_unit_var(check, bms_singleton_member(rels));
-	coalesce = makeNode(CoalesceExpr);
-	while ((i = bms_next_member(rels, i)) >= 0)
-		coalesce->args = lappend(coalesce->args, privacy_unit_var(check, i));
-	coalesce->coalescetype = check->rels[0].uid_type;
-	coalesce->coalescecollid = exprCollation((Node *) linitial(coalesce->args));
-	coalesce->location = -1;
-	return (Expr *) coalesce;
+	for (i = 0; i < check->nrels; i++)
+	{
+		if (check->rels[i].nullable)
+			continue;
+		if (check->rels[i].uids != NULL)
+			return i;
+		if (best < 0 ||
+			list_length(check->rels[i].path->hops) < list_length(check->rels[best].path->hops))
+			best = i;
+	}
+	return best;
 }
 
 /*
- * The privacy unit of every row of the level: the unit column of a private
- * input never null-extended (moved to rels[0]), or else COALESCE over the
- * units of the two sides of FULL JOINs, of which every row has one.
+ * The privacy unit of every row of the level: the unit of a private input
+ * never null-extended (moved to rels[0]), or else COALESCE over the units
+ * of the two sides of FULL JOINs, of which every row has one.  An input
+ * whose unit comes through a key has no column for it until the level
+ * needs it as an expression (materialize_level_unit).
  */
 static void
 set_level_unit(level_check *check)
 {
 	int			i;
+	int			j;
 
 	check->unit = NULL;
 	check->unit_rels = NULL;
@@ -286,10 +379,8 @@ set_level_unit(level_check *check)
 	check->unit_nullable = false;
 	if (check->nrels == 0)
 		return;
-	for (i = 0; i < check->nrels; i++)
-		if (!check->rels[i].nullable)
-			break;
-	if (i == check->nrels)
+	i = unit_source(check);
+	if (i < 0)
 	{
 		check->unit_rels = full_join_unit_rels(check);
 		if (check->unit_rels == NULL)
@@ -306,7 +397,6 @@ set_level_unit(level_check *check)
 		if (i > 0)
 		{
 			private_rel first = check->rels[i];
-			int			j;
 
 			/* move it to the front; components hold indexes, so recompute them */
 			memmove(&check->rels[1], &check->rels[0], sizeof(private_rel) * i);
@@ -317,7 +407,11 @@ set_level_unit(level_check *check)
 		check->unit_rels = bms_make_singleton(0);
 	}
 	check->unit_type = check->rels[0].uid_type;
-	check->unit = unit_expression(check, check->unit_rels);
+	j = -1;
+	while ((j = bms_next_member(check->unit_rels, j)) >= 0)
+		if (check->rels[j].uids == NULL)
+			return;
+	check->unit = level_unit_expression(check, check->unit_rels);
 }
 
 /*
@@ -336,19 +430,15 @@ check_level_inputs(level_check *check)
 	join_unit_components(check);
 	for (i = 1; i < check->nrels; i++)
 		if (unit_component(check, i) != unit_component(check, 0))
-		{
-			char	   *a = rt_fetch(check->rels[0].rtindex, check->query->rtable)->eref->aliasname;
-			char	   *b = rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname;
-
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("anonymization query: private inputs \"%s\" and \"%s\" are not joined on their privacy units",
 							input_name(check->query, check->rels[0].rtindex),
 							input_name(check->query, check->rels[i].rtindex)),
-					 errdetail("A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join."),
-					 errhint("Add %s.%s = %s.%s to the WHERE clause or to the ON clause of an inner join (the columns must have the same type; compare them with = under a deterministic collation).",
-							 a, uid_column_name(check, 0), b, uid_column_name(check, i))));
-		}
+					 check->rels[0].uids != NULL && check->rels[i].uids != NULL ?
+					 errdetail("A joined row could belong to two users: private inputs are joined by an equality of their privacy units in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join.") :
+					 errdetail("A joined row could belong to two users: private inputs are joined by an equality of their privacy units, or of a foreign key through which one reaches it with the key it references, in WHERE or in the ON clause of an inner join, or attached to one of them by the ON clause of an outer join."),
+					 errhint("%s", unit_join_hint(check, 0, i))));
 
 	set_level_unit(check);
 	return check->nrels;
@@ -363,9 +453,12 @@ unit_text(level_check *check)
 
 	initStringInfo(&text);
 	while ((i = bms_next_member(check->unit_rels, i)) >= 0)
-		appendStringInfo(&text, "%s%s.%s", text.len > 0 ? ", " : "",
-						 rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname,
-						 uid_column_name(check, i));
+		if (check->rels[i].uids == NULL)
+			appendStringInfo(&text, "%s%s", text.len > 0 ? ", " : "", key_columns_written(check, i));
+		else
+			appendStringInfo(&text, "%s%s.%s", text.len > 0 ? ", " : "",
+							 rt_fetch(check->rels[i].rtindex, check->query->rtable)->eref->aliasname,
+							 uid_column_name(check, i));
 	if (bms_membership(check->unit_rels) == BMS_MULTIPLE)
 		return psprintf("COALESCE(%s)", text.data);
 	return text.data;
@@ -404,7 +497,7 @@ setop_unit(Query *query, Node *node, List *outer, const char *name, Bitmapset **
 
 		(*branches)++;
 		if (query_unit(rte->subquery, lcons(query, outer), name, &branch_uids, &branch_type,
-					   context))
+					   context, NULL))
 		{
 			if (*private_branches > 0 && !bms_overlap(branch_uids, *uids))
 				refuse(psprintf("the branches of set operation \"%s\" have the privacy unit in different columns (%d and %d)",
@@ -430,51 +523,10 @@ setop_unit(Query *query, Node *node, List *outer, const char *name, Bitmapset **
 			 errmsg("anonymization query: unexpected set operation node (type %d)", (int) nodeTag(node))));
 }
 
-/*
- * Validate a query below an anonymization level (a subquery, WITH query or
- * view called name).  Returns false when it reads no private input; else
- * true with the output column that carries the privacy unit.
- */
-bool
-query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
-		   validation_context *context)
+/* What a private query below the level cannot do (doc/rewriter.md §2). */
+static void
+check_private_query_shape(Query *query, const char *name)
 {
-	level_check check = {0};
-	ListCell   *lc;
-
-	check_stack_depth();
-	if (query->commandType != CMD_SELECT)
-		refuse(psprintf("\"%s\" is not a SELECT", name), NULL);
-	if (contains_anon_walker((Node *) query, NULL))
-		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
-			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
-	if (query->setOperations)
-	{
-		int			branches = 0;
-		int			private_branches = 0;
-
-		if (query->limitCount || query->limitOffset)
-			refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
-				   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
-		if (!setop_unit(query, query->setOperations, outer, name, uids, uid_type,
-						&branches, &private_branches, context))
-			return false;
-		if (private_branches != branches)
-			refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
-				   "Every branch of the set operation must read private tables and select their privacy unit.");
-		*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList,
-																bms_next_member(*uids, -1) - 1))->expr);
-		return true;
-	}
-
-	check.query = query;
-	check.outer = outer;
-	check.context = context;
-	check_level_inputs(&check);
-	check_sublinks(&check, outer);
-	if (check.nrels == 0)
-		return false;			/* public: anything else goes */
-
 	if (query->hasWindowFuncs)
 		refuse(psprintf("window functions in \"%s\" are not allowed below an anonymization query", name), NULL);
 	if (query->hasTargetSRFs)
@@ -489,7 +541,74 @@ query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *u
 		refuse(psprintf("GROUPING SETS, ROLLUP and CUBE in \"%s\" are not supported", name), NULL);
 	if (query->rowMarks)
 		refuse(psprintf("FOR UPDATE / FOR SHARE in \"%s\" is not allowed in an anonymization query", name), NULL);
+}
 
+/* query_unit of a set operation: every branch private, the unit in one column */
+static bool
+setop_query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
+				 validation_context *context)
+{
+	int			branches = 0;
+	int			private_branches = 0;
+
+	if (query->limitCount || query->limitOffset)
+		refuse(psprintf("LIMIT / OFFSET in \"%s\" is not allowed below an anonymization query", name),
+			   "Remove LIMIT and OFFSET: which rows they keep depends on other users' rows.");
+	if (!setop_unit(query, query->setOperations, outer, name, uids, uid_type,
+					&branches, &private_branches, context))
+		return false;
+	if (private_branches != branches)
+		refuse(psprintf("set operation \"%s\" mixes private and public branches", name),
+			   "Every branch of the set operation must read private tables and select their privacy unit.");
+	*uid_type = exprType((Node *) ((TargetEntry *) list_nth(query->targetList,
+															bms_next_member(*uids, -1) - 1))->expr);
+	return true;
+}
+
+/*
+ * Validate a query below an anonymization level (a subquery, WITH query or
+ * view called name).  Returns false when it reads no private input; else
+ * true with the output column that carries the privacy unit.
+ */
+bool
+query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *uid_type,
+		   validation_context *context, RangeTblEntry *from)
+{
+	level_check check = {0};
+	ListCell   *lc;
+	bool		key_unit;
+
+	check_stack_depth();
+	if (query->commandType != CMD_SELECT)
+		refuse(psprintf("\"%s\" is not a SELECT", name), NULL);
+	if (contains_anon_walker((Node *) query, NULL))
+		refuse(psprintf("\"%s\" is itself an anonymization query and cannot feed another one", name),
+			   "Run the inner anonymization query on its own; an anonymization query reads private rows, not anonymized results.");
+	if (query->setOperations)
+		return setop_query_unit(query, outer, name, uids, uid_type, context);
+
+	check.query = query;
+	check.outer = outer;
+	check.context = context;
+	check_level_inputs(&check);
+	check_sublinks(&check, outer);
+	if (check.nrels == 0)
+		return false;			/* public: anything else goes */
+
+	check_private_query_shape(query, name);
+
+	/* the unit comes through a key: anon_dp adds it to subqueries in FROM */
+	key_unit = check.unit == NULL && !check.unit_nullable;
+	if (key_unit && from == NULL)
+		refuse_key_unit(&check, name, "anon_dp adds the unit only to subqueries in FROM");
+	if (key_unit && query->distinctClause != NIL)
+		refuse_key_unit(&check, name, "DISTINCT would compare the rows of different users");
+	/* ... and to the subqueries in FROM over those */
+	if (!key_unit && level_unit_added(&check))
+	{
+		select_added_unit(&check, name, from, uids, uid_type);
+		return true;
+	}
 	if (query->hasAggs || query->groupClause)
 	{
 		bool		grouped_by_uid = false;
@@ -502,12 +621,25 @@ query_unit(Query *query, List *outer, const char *name, Bitmapset **uids, Oid *u
 			if (is_level_unit(&check, (Node *) tle->expr))
 				grouped_by_uid = true;
 		}
+		if (key_unit && grouped_by_key(&check, 0))
+		{
+			select_key_unit(&check, from, true, uids, uid_type);
+			return true;
+		}
 		if (!grouped_by_uid)
 			refuse(psprintf("aggregation in \"%s\" does not GROUP BY the privacy unit", name),
+				   key_unit ?
+				   psprintf("Add %s to the GROUP BY clause of \"%s\": the foreign key through which its rows reach their privacy unit, which anon_dp then selects.",
+							unit_text(&check), name) :
 				   psprintf("Add %s to the GROUP BY clause and the select list of \"%s\".",
 							unit_text(&check), name));
 	}
 
+	if (key_unit)
+	{
+		select_key_unit(&check, from, false, uids, uid_type);
+		return true;
+	}
 	*uids = NULL;
 	foreach(lc, query->targetList)
 	{
@@ -534,7 +666,7 @@ view_unit(Oid relid, Bitmapset **uids, Oid *uid_type, validation_context *contex
 	Query	   *view_query = copyObject(get_view_query(view));
 
 	relation_close(view, AccessShareLock);
-	return query_unit(view_query, NIL, get_rel_name(relid), uids, uid_type, context);
+	return query_unit(view_query, NIL, get_rel_name(relid), uids, uid_type, context, NULL);
 }
 
 bool
@@ -579,7 +711,7 @@ rte_is_public_or_no_table(RangeTblEntry *rte)
 		return false;
 	if (rte->rtekind != RTE_RELATION)
 		return true;
-	return rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public(rte->relid);
+	return rte->relkind != RELKIND_VIEW && anon_dp_relation_is_public_for_unit(rte->relid);
 }
 
 static bool
@@ -634,6 +766,7 @@ static bool
 correlated_on_unit(Query *sub, sublink_check *context)
 {
 	level_check check = {0};
+	List	   *conjuncts;
 	ListCell   *lc;
 
 	if (context->level == NULL || context->level->nrels == 0 ||
@@ -644,7 +777,15 @@ correlated_on_unit(Query *sub, sublink_check *context)
 	check.context = context->level->context;
 	if (check_level_inputs(&check) == 0)
 		return false;
-	foreach(lc, flatten_conjuncts(sub->jointree->quals))
+	conjuncts = flatten_conjuncts(sub->jointree->quals);
+	/* through a foreign key: a row of the subquery and the row of the level it references ... */
+	foreach(lc, key_edges(&check, 0, context->level, 1, conjuncts, sub))
+		if (!context->level->rels[((key_edge *) lfirst(lc))->b].nullable)
+		{
+			check_sublinks(&check, check.outer);
+			return true;
+		}
+	foreach(lc, conjuncts)
 	{
 		Node	   *args[2];
 		int			side;
@@ -678,6 +819,27 @@ correlated_on_unit(Query *sub, sublink_check *context)
 	return false;
 }
 
+/* Whether the level, or a table the subquery reads, reaches its unit through a foreign key. */
+static bool
+keys_involved(Query *sub, level_check *level)
+{
+	ListCell   *lc;
+	int			i;
+
+	for (i = 0; level != NULL && i < level->nrels; i++)
+		if (level->rels[i].path != NULL)
+			return true;
+	foreach(lc, sub->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && rte->relkind != RELKIND_VIEW &&
+			anon_dp_unit_label(rte->relid, anon_dp_session_unit()).kind == UNIT_LABEL_KEY)
+			return true;
+	}
+	return false;
+}
+
 static bool
 sublink_walker(Node *node, sublink_check *context)
 {
@@ -693,6 +855,8 @@ sublink_walker(Node *node, sublink_check *context)
 		if (reads_non_public_walker((Node *) sub, NULL) && !correlated_on_unit(sub, context))
 			refuse(psprintf("a subquery in an expression reads %s, which is not a public table",
 							first_private_name(sub)),
+				   keys_involved(sub, context->level) ?
+				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition to its WHERE clause equating its privacy unit with the outer query's, or a foreign key through which a table reaches its unit with the key it references on the other side, column by column, or join the tables on their privacy units." :
 				   "An expression subquery (EXISTS, IN, scalar) may read private tables only within one user: add a condition equating its privacy unit with the outer query's, or join the tables on their privacy units.");
 		return false;
 	}

@@ -338,6 +338,8 @@ check_level_from(anon_level *level, validated_level *valid)
 			refuse_nullable_units(&check);
 	}
 	valid->public_keys = form;
+	/* an input whose unit comes through a key is joined to it now (key_inputs.c) */
+	materialize_level_unit(&check);
 	check_sublinks(&check, level->outer);
 	valid->unit = check.unit;
 	valid->outer_private_ctes = context.outer_private_ctes;

@@ -26,6 +26,7 @@
 #include "utils/rel.h"
 
 #include "catalog.h"
+#include "guard/label_cache.h"
 #include "guard/discovery.h"
 #include "guard/label_trees.h"
 #include "guard/objects.h"
@@ -61,14 +62,14 @@ privilege_list_asks_select(const char *privileges)
 bool
 relation_is_queryable(Oid relid)
 {
-	AttrNumber	unit;
+	const relation_labels *labels;
 	char		relkind = get_rel_relkind(relid);
 
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
 		relkind != RELKIND_FOREIGN_TABLE)
 		return false;
 	return classify_relation(relid) == RELATION_PRIVATE &&
-		relation_label(relid, &unit) == TREE_LABEL_PRIVATE;
+		label_cache_relation_label(relid, &labels) == TREE_LABEL_PRIVATE;
 }
 
 /* ---- has_*_privilege ---- */

@@ -30,7 +30,12 @@ extern void guard_planned_statement(Query *query);
 /* Layer 3: ExecutorCheckPerms_hook; false (or an ERROR) refuses. */
 extern bool guard_executor_permissions(List *range_table, bool ereport_on_violation);
 
-/* Utility statements of anonymized sessions. */
-extern void guard_utility_statement(Node *statement);
+/*
+ * Utility statements, before they run; what to check after they ran
+ * (guard_utility_finished), or NULL.
+ */
+typedef struct key_labels key_labels;
+extern key_labels *guard_utility_statement(Node *statement);
+extern void guard_utility_finished(Node *statement, key_labels *keys);
 
 #endif							/* ANON_DP_GUARD_H */

@@ -15,6 +15,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_shseclabel.h"
 #include "commands/seclabel.h"
+#include "nodes/value.h"
 #include "storage/sinval.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -23,6 +24,7 @@
 
 #include "guard/label_cache.h"
 #include "guard/label_names.h"
+#include "guard/label_syntax.h"
 
 typedef struct role_entry
 {
@@ -34,7 +36,7 @@ typedef struct relation_entry
 {
 	Oid			relid;			/* hash key */
 	tree_label	label;
-	AttrNumber	unit;
+	const relation_labels *labels;	/* in cache_context */
 } relation_entry;
 
 static MemoryContext cache_context = NULL;
@@ -147,8 +149,35 @@ label_cache_role_is_anonymized(Oid roleid)
 	return anonymized;
 }
 
+/* A copy of labels in the current memory context (NULL stays NULL). */
+static relation_labels *
+copy_labels(const relation_labels *from)
+{
+	relation_labels *to;
+	ListCell   *lc;
+
+	if (from == NULL)
+		return NULL;
+	to = palloc0(sizeof(relation_labels));
+	to->is_public = from->is_public;
+	to->broken = from->broken != NULL ? pstrdup(from->broken) : NULL;
+	foreach(lc, from->public_for)
+		to->public_for = lappend(to->public_for, makeString(pstrdup(strVal(lfirst(lc)))));
+	foreach(lc, from->units)
+	{
+		unit_clause *clause = (unit_clause *) lfirst(lc);
+		unit_clause *copy = palloc0(sizeof(unit_clause));
+
+		copy->unit = pstrdup(clause->unit);
+		copy->column = clause->column != NULL ? pstrdup(clause->column) : NULL;
+		copy->via = clause->via != NULL ? pstrdup(clause->via) : NULL;
+		to->units = lappend(to->units, copy);
+	}
+	return to;
+}
+
 tree_label
-label_cache_relation_label(Oid relid, AttrNumber *unit)
+label_cache_relation_label(Oid relid, const relation_labels **labels)
 {
 	uint64		current = label_cache_generation();
 	relation_entry *entry;
@@ -158,15 +187,20 @@ label_cache_relation_label(Oid relid, AttrNumber *unit)
 	entry = hash_search(relations, &relid, HASH_FIND, NULL);
 	if (entry != NULL)
 	{
-		*unit = entry->unit;
+		/* the caller's copy: the cache may be emptied while it holds it */
+		*labels = copy_labels(entry->labels);
 		return entry->label;
 	}
-	label = relation_label(relid, unit);
+	label = relation_label(relid, labels);
 	if (still_current(current))
 	{
+		MemoryContext old = MemoryContextSwitchTo(cache_context);
+		const relation_labels *kept = copy_labels(*labels);
+
+		MemoryContextSwitchTo(old);
 		entry = hash_search(relations, &relid, HASH_ENTER, NULL);
 		entry->label = label;
-		entry->unit = *unit;
+		entry->labels = kept;
 	}
 	return label;
 }

@@ -47,8 +47,11 @@ extern uint64 label_cache_generation(void);
 /* Whether the role carries the 'anonymized' label. */
 extern bool label_cache_role_is_anonymized(Oid roleid);
 
-/* The label of a relation as reading it sees it (label_trees.h: relation_label). */
-extern tree_label label_cache_relation_label(Oid relid, AttrNumber *unit);
+/*
+ * The label of a relation as reading it sees it (label_trees.h:
+ * relation_label), with a copy of its labels in the caller's memory context.
+ */
+extern tree_label label_cache_relation_label(Oid relid, const relation_labels **labels);
 
 /*
  * Called before a label of the object changes (the label provider's hook),

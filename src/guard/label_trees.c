@@ -25,13 +25,13 @@
 #include "utils/rel.h"
 
 #include "guard/label_names.h"
+#include "guard/label_syntax.h"
 #include "guard/label_trees.h"
 
 typedef struct tree_member
 {
 	Oid			relid;			/* InvalidOid: a table being created */
-	bool		is_public;		/* labelled 'public' */
-	char	   *unit;			/* name of its column labelled 'privacy_unit' */
+	relation_labels *labels;	/* its own labels */
 	List	   *parents;		/* Oid */
 	int			component;		/* members linked to each other share it */
 } tree_member;
@@ -48,42 +48,46 @@ struct label_tree
 
 /* ---- the catalogs ---- */
 
-void
-relation_own_labels(Oid relid, bool *is_public, AttrNumber *unit)
+relation_labels *
+relation_own_labels(Oid relid)
 {
-	Relation	labels = table_open(SecLabelRelationId, AccessShareLock);
+	Relation	catalog = table_open(SecLabelRelationId, AccessShareLock);
 	ScanKeyData keys[2];
 	SysScanDesc scan;
 	HeapTuple	tuple;
+	relation_labels *labels = relation_labels_new();
 
-	*is_public = false;
-	*unit = InvalidAttrNumber;
 	ScanKeyInit(&keys[0], Anum_pg_seclabel_objoid, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(relid));
 	ScanKeyInit(&keys[1], Anum_pg_seclabel_classoid, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(RelationRelationId));
-	scan = systable_beginscan(labels, SecLabelObjectIndexId, true, NULL, 2, keys);
+	scan = systable_beginscan(catalog, SecLabelObjectIndexId, true, NULL, 2, keys);
 	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
 	{
 		FormData_pg_seclabel *row = (FormData_pg_seclabel *) GETSTRUCT(tuple);
 		bool		isnull;
 		Datum		provider = heap_getattr(tuple, Anum_pg_seclabel_provider,
-											RelationGetDescr(labels), &isnull);
+											RelationGetDescr(catalog), &isnull);
 		Datum		label;
+		char	   *column;
 
 		if (isnull || strcmp(TextDatumGetCString(provider), ANON_DP_LABEL_PROVIDER) != 0)
 			continue;
-		label = heap_getattr(tuple, Anum_pg_seclabel_label, RelationGetDescr(labels), &isnull);
+		label = heap_getattr(tuple, Anum_pg_seclabel_label, RelationGetDescr(catalog), &isnull);
 		if (isnull)
 			continue;
 		if (row->objsubid == 0)
-			*is_public |= strcmp(TextDatumGetCString(label), ANON_DP_LABEL_PUBLIC) == 0;
-		else if (*unit == InvalidAttrNumber &&
-				 strcmp(TextDatumGetCString(label), ANON_DP_LABEL_PRIVACY_UNIT) == 0)
-			*unit = row->objsubid;
+		{
+			relation_labels_set_table(labels, TextDatumGetCString(label));
+			continue;
+		}
+		column = get_attname(relid, row->objsubid, true);
+		if (column != NULL)
+			relation_labels_set_column(labels, column, TextDatumGetCString(label));
 	}
 	systable_endscan(scan);
-	table_close(labels, AccessShareLock);
+	table_close(catalog, AccessShareLock);
+	return labels;
 }
 
 /* the parents (or children) of relid in pg_inherits, detached-pending included */
@@ -131,12 +135,9 @@ static tree_member *
 load_member(label_tree *tree, Oid relid)
 {
 	tree_member *member = palloc0(sizeof(tree_member));
-	AttrNumber	unit;
 
 	member->relid = relid;
-	relation_own_labels(relid, &member->is_public, &unit);
-	if (unit != InvalidAttrNumber)
-		member->unit = get_attname(relid, unit, true);
+	member->labels = relation_own_labels(relid);
 	member->parents = inheritance_neighbours(relid, true);
 	tree->members = lappend(tree->members, member);
 	tree->components_valid = false;
@@ -236,6 +237,7 @@ label_tree_add_new(label_tree *tree, List *parents)
 	tree_member *member = palloc0(sizeof(tree_member));
 
 	member->relid = InvalidOid;
+	member->labels = relation_labels_new();
 	member->parents = list_copy(parents);
 	tree->members = lappend(tree->members, member);
 	tree->components_valid = false;
@@ -254,18 +256,11 @@ void
 label_tree_relabel(label_tree *tree, Oid relid, AttrNumber attnum, const char *label)
 {
 	tree_member *member = find_member(tree, relid);
-	char	   *column;
 
 	if (attnum == 0)
-	{
-		member->is_public = label != NULL;
-		return;
-	}
-	column = get_attname(relid, attnum, false);
-	if (label != NULL)
-		member->unit = column;
-	else if (member->unit != NULL && strcmp(member->unit, column) == 0)
-		member->unit = NULL;
+		relation_labels_set_table(member->labels, label);
+	else
+		relation_labels_set_column(member->labels, get_attname(relid, attnum, false), label);
 }
 
 /* ---- what the model says ---- */
@@ -273,14 +268,13 @@ label_tree_relabel(label_tree *tree, Oid relid, AttrNumber attnum, const char *l
 static bool
 has_own_label(tree_member *member)
 {
-	return member->is_public || member->unit != NULL;
+	return relation_labels_present(member->labels);
 }
 
 static bool
 same_labels(tree_member *a, tree_member *b)
 {
-	return a->is_public == b->is_public &&
-		(a->unit == NULL ? b->unit == NULL : b->unit != NULL && strcmp(a->unit, b->unit) == 0);
+	return relation_labels_equal(a->labels, b->labels);
 }
 
 /* the representative of a member's component (union-find over the links) */
@@ -348,7 +342,7 @@ label_tree_conflict(label_tree *tree, Oid member_relid, Oid *first, Oid *second)
 	if (reference == NULL)
 		return false;
 	*first = *second = reference->relid;
-	if (reference->is_public && reference->unit != NULL)
+	if (reference->labels->broken != NULL)
 		return true;
 	foreach(lc, tree->members)
 	{
@@ -438,7 +432,7 @@ label_tree_label_of(label_tree *tree, Oid relid)
 	if (!OidIsValid(first))
 		return TREE_LABEL_NONE;		/* no member of the tree has a label */
 	/* no conflict: every member with a label of its own has first's */
-	agreed = find_member(tree, first)->is_public ? TREE_LABEL_PUBLIC : TREE_LABEL_PRIVATE;
+	agreed = find_member(tree, first)->labels->is_public ? TREE_LABEL_PUBLIC : TREE_LABEL_PRIVATE;
 	if (labelled_from_above(tree, member))
 		return agreed;
 	if (agreed == TREE_LABEL_PRIVATE && has_labelled_descendant(tree, member))
@@ -446,27 +440,16 @@ label_tree_label_of(label_tree *tree, Oid relid)
 	return TREE_LABEL_NONE;
 }
 
-void
-label_tree_own_labels(label_tree *tree, Oid relid, bool *is_public, const char **unit)
+const relation_labels *
+label_tree_own_labels(label_tree *tree, Oid relid)
 {
-	tree_member *member = find_member(tree, relid);
-
-	*is_public = member->is_public;
-	*unit = member->unit;
+	return find_member(tree, relid)->labels;
 }
 
 char *
 label_tree_own_label_text(label_tree *tree, Oid relid)
 {
-	tree_member *member = find_member(tree, relid);
-
-	if (member->is_public && member->unit != NULL)
-		return psprintf("labelled both public and private (privacy unit \"%s\")", member->unit);
-	if (member->is_public)
-		return pstrdup("public");
-	if (member->unit != NULL)
-		return psprintf("private (privacy unit \"%s\")", member->unit);
-	return pstrdup("unlabelled");
+	return relation_labels_text(find_member(tree, relid)->labels);
 }
 
 char *
@@ -480,36 +463,52 @@ label_tree_conflict_text(label_tree *tree, Oid first, Oid second)
 					get_rel_name(second), label_tree_own_label_text(tree, second));
 }
 
-/* the name of the privacy unit of the tree (no conflict, some member private) */
-static char *
-tree_unit_name(label_tree *tree)
+/* the labels of the tree: those of a member labelled itself (no conflict) */
+static const relation_labels *
+tree_labels(label_tree *tree)
 {
 	ListCell   *lc;
 
 	foreach(lc, tree->members)
-		if (((tree_member *) lfirst(lc))->unit != NULL)
-			return ((tree_member *) lfirst(lc))->unit;
+		if (has_own_label((tree_member *) lfirst(lc)))
+			return ((tree_member *) lfirst(lc))->labels;
+	return NULL;
+}
+
+/* a column of the tree's labels that relid lacks, or NULL */
+static const char *
+missing_column(Oid relid, const relation_labels *labels)
+{
+	ListCell   *lc;
+
+	foreach(lc, labels->units)
+		if (get_attnum(relid, ((unit_clause *) lfirst(lc))->column) == InvalidAttrNumber)
+			return ((unit_clause *) lfirst(lc))->column;
 	return NULL;
 }
 
 /* ---- reading a relation ---- */
 
 tree_label
-relation_label(Oid relid, AttrNumber *unit)
+relation_label(Oid relid, const relation_labels **labels)
 {
 	label_tree *tree = label_tree_read_for(relid);
 	tree_label label = label_tree_label_of(tree, relid);
 
-	*unit = InvalidAttrNumber;
-	if (label == TREE_LABEL_PRIVATE)
+	*labels = NULL;
+	if (label == TREE_LABEL_PRIVATE || label == TREE_LABEL_PUBLIC)
 	{
+		*labels = tree_labels(tree);
+
 		/*
 		 * An inherited column cannot be dropped or renamed in a child alone;
 		 * a parent classified by its children may lack the column.
 		 */
-		*unit = get_attnum(relid, tree_unit_name(tree));
-		if (*unit == InvalidAttrNumber)
+		if (missing_column(relid, *labels) != NULL)
+		{
+			*labels = NULL;
 			return TREE_LABEL_MIXED;
+		}
 	}
 	return label;
 }
@@ -523,7 +522,7 @@ mixed_label_detail(Oid relid)
 
 	if (!label_tree_conflict(tree, relid, &first, &second))
 		return psprintf("Table \"%s\" has no column \"%s\", the privacy unit of its inheritance tree.",
-						get_rel_name(relid), tree_unit_name(tree));
+						get_rel_name(relid), missing_column(relid, tree_labels(tree)));
 	return label_tree_conflict_text(tree, first, second);
 }
 

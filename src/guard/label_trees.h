@@ -5,8 +5,9 @@
  * Reading a parent reads the rows of all its descendants, so a label holds
  * for a whole tree: the tables connected through pg_inherits (with multiple
  * inheritance, also a child's other parents and their relatives).  The
- * labels set on tables of one tree must agree: all 'public', or all the
- * privacy unit on columns of one name (an inherited column keeps its name).
+ * labels set on tables of one tree must agree: the same table label
+ * ('public', or 'public for' the same units) and the same clauses on
+ * columns of the same names (an inherited column keeps its name).
  * A table without a label of its own takes the label of its labelled
  * ancestors -- a new partition of a private table is private.  A table
  * without a label of its own or of an ancestor is classified by its
@@ -26,6 +27,8 @@
 
 #include "nodes/pg_list.h"
 
+#include "guard/label_syntax.h"
+
 typedef enum tree_label
 {
 	TREE_LABEL_NONE,			/* no label of its own or of an ancestor */
@@ -35,15 +38,17 @@ typedef enum tree_label
 } tree_label;
 
 /* The labels set on the relation itself (not on its tree). */
-extern void relation_own_labels(Oid relid, bool *is_public, AttrNumber *unit);
+extern relation_labels *relation_own_labels(Oid relid);
 
 /*
  * The label of relid as reading it sees it: its own, its ancestors' or its
  * descendants' (above), and TREE_LABEL_MIXED unless its descendants, and
- * every table their labels come from, agree.  With TREE_LABEL_PRIVATE,
- * *unit is its privacy unit column (else InvalidAttrNumber).
+ * every table their labels come from, agree (and relid has every column
+ * they name).  With TREE_LABEL_PRIVATE or TREE_LABEL_PUBLIC, *labels are
+ * the tree's labels (else NULL).  TREE_LABEL_PUBLIC is 'public' for every
+ * privacy unit; a table public for some units only is private to the others.
  */
-extern tree_label relation_label(Oid relid, AttrNumber *unit);
+extern tree_label relation_label(Oid relid, const relation_labels **labels);
 
 /* For messages about a mixed relation: 'table "a" is public and table "b" is private ...'. */
 extern char *mixed_label_detail(Oid relid);
@@ -80,8 +85,8 @@ extern tree_label label_tree_label_of(label_tree *tree, Oid relid);
  */
 extern bool label_tree_conflict(label_tree *tree, Oid member, Oid *first, Oid *second);
 
-/* The member's own labels: 'public', and the name of its privacy unit column or NULL. */
-extern void label_tree_own_labels(label_tree *tree, Oid relid, bool *is_public, const char **unit);
+/* The member's own labels. */
+extern const relation_labels *label_tree_own_labels(label_tree *tree, Oid relid);
 
 /* "public", "private (privacy unit "uid")", or "unlabelled": the member's own label. */
 extern char *label_tree_own_label_text(label_tree *tree, Oid relid);

@@ -21,34 +21,79 @@
 #include "guard/label_cache.h"
 #include "guard/label_trees.h"
 #include "guard/labels.h"
+#include "settings.h"
+
+const char *
+anon_dp_session_unit(void)
+{
+	return anon_dp_privacy_unit != NULL ? anon_dp_privacy_unit : ANON_DP_DEFAULT_UNIT;
+}
 
 /*
  * The label of the relation's tree (label_trees.h): a partition takes its
  * parent's.  Kept by this backend until a label or a tree changes
  * (label_cache.h).
  */
+unit_label
+anon_dp_unit_label(Oid relid, const char *unit)
+{
+	const relation_labels *labels;
+	unit_label	result = {UNIT_LABEL_NONE, InvalidAttrNumber, NULL, NULL};
+	unit_clause *clause;
+
+	switch (label_cache_relation_label(relid, &labels))
+	{
+		case TREE_LABEL_NONE:
+			return result;
+		case TREE_LABEL_MIXED:
+			result.kind = UNIT_LABEL_MIXED;
+			return result;
+		case TREE_LABEL_PUBLIC:
+		case TREE_LABEL_PRIVATE:
+			break;
+	}
+	result.labels = labels;
+	clause = relation_labels_unit(labels, unit);
+	if (clause != NULL)
+	{
+		result.kind = clause->via == NULL ? UNIT_LABEL_COLUMN : UNIT_LABEL_KEY;
+		result.column = get_attnum(relid, clause->column);
+		result.via = clause->via;
+	}
+	else
+		result.kind = relation_labels_public_for(labels, unit) ? UNIT_LABEL_PUBLIC : UNIT_LABEL_OTHER;
+	return result;
+}
+
+/* The column holding the session's unit, or InvalidAttrNumber. */
 AttrNumber
 anon_dp_privacy_unit_column(Oid relid)
 {
-	AttrNumber	unit;
+	unit_label	label = anon_dp_unit_label(relid, anon_dp_session_unit());
 
-	return label_cache_relation_label(relid, &unit) == TREE_LABEL_PRIVATE ? unit : InvalidAttrNumber;
+	return label.kind == UNIT_LABEL_COLUMN ? label.column : InvalidAttrNumber;
 }
 
 bool
 anon_dp_relation_is_public(Oid relid)
 {
-	AttrNumber	unit;
+	const relation_labels *labels;
 
-	return label_cache_relation_label(relid, &unit) == TREE_LABEL_PUBLIC;
+	return label_cache_relation_label(relid, &labels) == TREE_LABEL_PUBLIC;
+}
+
+bool
+anon_dp_relation_is_public_for_unit(Oid relid)
+{
+	return anon_dp_unit_label(relid, anon_dp_session_unit()).kind == UNIT_LABEL_PUBLIC;
 }
 
 bool
 anon_dp_relation_is_mixed(Oid relid)
 {
-	AttrNumber	unit;
+	const relation_labels *labels;
 
-	return label_cache_relation_label(relid, &unit) == TREE_LABEL_MIXED;
+	return label_cache_relation_label(relid, &labels) == TREE_LABEL_MIXED;
 }
 
 void

@@ -54,14 +54,14 @@ relation_class
 classify_relation(Oid relid)
 {
 	Oid			owner;
-	AttrNumber	unit;
+	const relation_labels *labels;
 
 	if (relid < FirstNormalObjectId)
 		return RELATION_CATALOG;
 	if (get_rel_relkind(relid) == RELKIND_VIEW)
 		return RELATION_VIEW;
 	/* a table whose tree mixes labels is private: it may read private rows */
-	switch (label_cache_relation_label(relid, &unit))
+	switch (label_cache_relation_label(relid, &labels))
 	{
 		case TREE_LABEL_PRIVATE:
 		case TREE_LABEL_MIXED:

@@ -11,11 +11,15 @@
 typedef enum relation_class
 {
 	RELATION_CATALOG,			/* created by initdb: pg_catalog, information_schema */
-	RELATION_PUBLIC,			/* labelled 'public' (itself or an ancestor) */
+	RELATION_PUBLIC,			/* labelled 'public' for every privacy unit
+								 * (itself or an ancestor) */
 	RELATION_VIEW,				/* judged by what it reads */
-	RELATION_PRIVATE,			/* has a privacy unit column (itself or an
-								 * ancestor), or its inheritance tree mixes
-								 * labels (label_trees.h) */
+	RELATION_PRIVATE,			/* labelled for some privacy units (a unit
+								 * column, a key to one, 'public for' some:
+								 * itself or an ancestor), or its
+								 * inheritance tree mixes labels
+								 * (label_trees.h): read through marked
+								 * entries only */
 	RELATION_OWN,				/* unlabelled, of the session's own role: what
 								 * it could write (released rows, public data) */
 	RELATION_UNLABELLED			/* anything else: not readable */

@@ -16,6 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "guard/label_names.h"
 #include "guard/label_cache.h"
 #include "guard/label_trees.h"
 #include "guard/privileges.h"
@@ -31,34 +32,39 @@ quoted_name(Oid relid)
 	return quote_identifier(get_rel_name(relid));
 }
 
-/* the statement that removes the own label of a member */
+/* the statement that removes the own label of a member (its first one) */
 static char *
 removal_statement(label_tree *tree, Oid relid)
 {
-	bool		is_public;
-	const char *unit;
+	const relation_labels *labels = label_tree_own_labels(tree, relid);
 
-	label_tree_own_labels(tree, relid, &is_public, &unit);
-	if (unit != NULL)
-		return psprintf("SECURITY LABEL FOR anon_dp ON COLUMN %s.%s IS NULL",
-						quoted_name(relid), quote_identifier(unit));
+	if (labels->units != NIL)
+		return psprintf("SECURITY LABEL FOR anon_dp ON COLUMN %s.%s IS NULL", quoted_name(relid),
+						quote_identifier(((unit_clause *) linitial(labels->units))->column));
 	return psprintf("SECURITY LABEL FOR anon_dp ON TABLE %s IS NULL", quoted_name(relid));
 }
 
-/* the statement that gives target the label model has, or NULL */
+/* the statement that gives target the label model has, or NULL (none, or several) */
 static char *
 alike_statement(label_tree *tree, Oid model, Oid target)
 {
-	bool		is_public;
-	const char *unit;
+	const relation_labels *labels = label_tree_own_labels(tree, model);
+	const char *column;
+	ListCell   *lc;
 
-	label_tree_own_labels(tree, model, &is_public, &unit);
-	if (is_public && unit == NULL)
+	if (labels->broken != NULL)
+		return NULL;
+	if (labels->is_public && labels->units == NIL)
 		return psprintf("SECURITY LABEL FOR anon_dp ON TABLE %s IS 'public'", quoted_name(target));
-	if (!is_public && unit != NULL)
-		return psprintf("SECURITY LABEL FOR anon_dp ON COLUMN %s.%s IS 'privacy_unit'",
-						quoted_name(target), quote_identifier(unit));
-	return NULL;
+	if (labels->is_public || labels->public_for != NIL || labels->units == NIL)
+		return NULL;
+	column = ((unit_clause *) linitial(labels->units))->column;
+	foreach(lc, labels->units)
+		if (strcmp(((unit_clause *) lfirst(lc))->column, column) != 0)
+			return NULL;
+	return psprintf("SECURITY LABEL FOR anon_dp ON COLUMN %s.%s IS %s",
+					quoted_name(target), quote_identifier(column),
+					quote_literal_cstr(relation_labels_column_label(labels, column)));
 }
 
 /* ---- the members a change closes ---- */
@@ -99,11 +105,15 @@ check_closing(label_tree *tree, List *members, tree_label *before)
 /* ---- SECURITY LABEL ---- */
 
 static void
-refuse_label(label_tree *tree, Oid relid, AttrNumber attnum, Oid first, Oid second)
+refuse_label(label_tree *tree, Oid relid, AttrNumber attnum, const char *label, Oid first,
+			 Oid second)
 {
+	const char *plain = attnum == 0 ? ANON_DP_LABEL_PUBLIC : ANON_DP_LABEL_PRIVACY_UNIT;
+	const char *written = strcmp(label, plain) == 0 ? plain : quote_literal_cstr(label);
 	char	   *what = attnum == 0 ?
-		psprintf("table \"%s\" public", get_rel_name(relid)) :
-		psprintf("column \"%s.%s\" privacy_unit", get_rel_name(relid), get_attname(relid, attnum, false));
+		psprintf("table \"%s\" %s", get_rel_name(relid), written) :
+		psprintf("column \"%s.%s\" %s", get_rel_name(relid), get_attname(relid, attnum, false),
+				 written);
 	Oid			other = first == relid ? second : first;
 	char	   *alike;
 
@@ -152,7 +162,7 @@ check_tree_label_conflict(Oid relid, AttrNumber attnum, const char *label)
 	tree = label_tree_read(relid);
 	label_tree_relabel(tree, relid, attnum, label);
 	if (label_tree_conflict(tree, relid, &first, &second))
-		refuse_label(tree, relid, attnum, first, second);
+		refuse_label(tree, relid, attnum, label, first, second);
 }
 
 /* ---- CREATE TABLE ... INHERITS / PARTITION OF, ALTER TABLE ---- */

@@ -1,7 +1,8 @@
 /*
  * utility_guard.c -- utility statements (guard.h).  In every session:
- * privileges of anonymized roles stay fail-closed (privileges.c), and one
- * label holds for each inheritance tree (tree_policy.c).  In
+ * privileges of anonymized roles stay fail-closed (privileges.c), one
+ * label holds for each inheritance tree (tree_policy.c), and no statement
+ * breaks a privacy unit reached through foreign keys (key_policy.c).  In
  * anonymized sessions:
  * EXPLAIN shows no statistics, COPY no private or unlabelled rows, and no
  * rule, policy or unchecked function body is created that would run inside
@@ -15,6 +16,7 @@
 #include "utils/guc.h"
 
 #include "guard/guard.h"
+#include "guard/key_policy.h"
 #include "guard/objects.h"
 #include "guard/privileges.h"
 #include "guard/roles.h"
@@ -83,13 +85,16 @@ guard_copy(CopyStmt *copy)
 	}
 }
 
-void
+key_labels *
 guard_utility_statement(Node *statement)
 {
+	key_labels *keys;
+
 	guard_privilege_statement(statement);
 	guard_inheritance_statement(statement);
+	keys = key_labels_before(statement);
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
-		return;
+		return keys;
 	switch (nodeTag(statement))
 	{
 		case T_ExplainStmt:
@@ -125,4 +130,11 @@ guard_utility_statement(Node *statement)
 		default:
 			break;
 	}
+	return keys;
+}
+
+void
+guard_utility_finished(Node *statement, key_labels *keys)
+{
+	key_labels_after(statement, keys);
 }

@@ -4,8 +4,9 @@
 -- record: see q01_count.sql, q01_avg.sql, q01_median.sql.  This is the whole
 -- query with every aggregate replaced by its ANON_* counterpart.
 --
--- Privacy unit: lineitem.l_suppkey (schema tpch_supp); the same text under
--- search_path = tpch_cust protects customers (lineitem.l_custkey).
+-- Privacy unit: lineitem.l_suppkey (schema tpch, unit supplier); the same
+-- text run as tpch_customers protects customers (lineitem through its key to
+-- orders).
 -- C_u = 4: a supplier has lines in all four (returnflag, linestatus) groups.
 --
 -- Bounds (GUESSES, not in the paper): a user contributes at most 373 rows
@@ -20,7 +21,8 @@
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?cu} \else \set cu 4 \endif
 \if :{?delta} \else \set delta 2.07e-4 \endif
-SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_suppliers: its anonymization queries protect suppliers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.delta = :delta;     -- n^(-eps ln n), n = 10,000 suppliers at SF 1
 SET anon_dp.max_groups_contributed = :cu;

@@ -19,7 +19,8 @@
 --  * ANON_AVG is the average of per-supplier averages and ANON_MEDIAN the
 --    median of per-supplier averages (doc/rewriter.md Sec. 3), not of rows.
 \if :{?epsilon} \else \set epsilon 0.1 \endif
-SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_suppliers: its anonymization queries protect suppliers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.max_groups_contributed = 1;
 

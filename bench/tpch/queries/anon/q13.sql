@@ -13,7 +13,8 @@
 -- Each customer is in exactly one partition, so C_u = 1 loses nothing.
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?delta} \else \set delta 6.78e-7 \endif
-SET search_path = tpch_cust, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_customers: its anonymization queries protect customers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.delta = :delta;     -- n^(-eps ln n), n = 150,000 customers at SF 1
 SET anon_dp.max_groups_contributed = 1;

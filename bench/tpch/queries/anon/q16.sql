@@ -11,15 +11,16 @@
 -- "a subquery in an expression reads "supplier", which is not a public
 -- table").  q16_joins.sql is the same query written as a join.
 --
--- Privacy unit: partsupp.ps_suppkey, supplier.s_suppkey (schema tpch_supp);
--- part is public.  C_u = 5 as in the paper.  A supplier supplies 80 parts at
+-- Privacy unit: partsupp.ps_suppkey, supplier.s_suppkey (schema tpch, unit
+-- supplier); part is public.  C_u = 5 as in the paper.  A supplier supplies 80 parts at
 -- any SF (4 suppliers per part, SF * 200,000 parts, SF * 10,000 suppliers);
 -- about 15 % of them pass the filters, so a supplier is in about 12
 -- partitions, of which C_u = 5 are kept.
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?cu} \else \set cu 5 \endif
 \if :{?delta} \else \set delta 2.07e-4 \endif
-SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_suppliers: its anonymization queries protect suppliers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.delta = :delta;     -- n^(-eps ln n), n = 10,000 suppliers at SF 1
 SET anon_dp.max_groups_contributed = :cu;

@@ -6,7 +6,8 @@
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?cu} \else \set cu 5 \endif
 \if :{?delta} \else \set delta 2.07e-4 \endif
-SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_suppliers: its anonymization queries protect suppliers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.delta = :delta;     -- n^(-eps ln n), n = 10,000 suppliers at SF 1
 SET anon_dp.max_groups_contributed = :cu;

@@ -10,14 +10,17 @@
 -- OTHER suppliers (l2.l_suppkey <> l1.l_suppkey): whether a line of supplier
 -- s counts depends on other users' rows.  A checker that enforces the
 -- paper's Table 2 must reject this; orders (o_orderstatus) is public in
--- tpch_supp.  The rewriter refuses it ("a subquery in an expression reads
--- "lineitem", which is not a public table"): an expression subquery over a
--- private table is accepted only when it equates its privacy unit with the
--- outer row's, and these two ask about the other suppliers of the order.
--- q21_joins.sql runs, with a documented relaxation.
+-- tpch for suppliers.  The rewriter refuses it ("a subquery in an expression
+-- reads "lineitem", which is not a public table"): an expression subquery
+-- over a private table is accepted only when it reads rows of the outer
+-- row's user, and these two ask about the other suppliers of the order.
+-- (Run as tpch_customers it is accepted: l2.l_orderkey = l1.l_orderkey
+-- equates two lines' keys to one order, so both lines are its customer's.)
+-- q21_own.sql runs for suppliers without those two conditions.
 \if :{?epsilon} \else \set epsilon 0.1 \endif
 \if :{?delta} \else \set delta 2.07e-4 \endif
-SET search_path = tpch_supp, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+SET search_path = tpch, public;   -- public: where CREATE EXTENSION anon_dp put the ANON_* aggregates
+-- run as tpch_suppliers: its anonymization queries protect suppliers (labels.sql)
 SET anon_dp.epsilon = :epsilon;
 SET anon_dp.delta = :delta;     -- n^(-eps ln n), n = 10,000 suppliers at SF 1
 SET anon_dp.max_groups_contributed = 1;

@@ -1,6 +1,6 @@
 -- TPC-H Q1, pricing summary report (specification Clause 2.4.1),
 -- validation parameter DELTA = 90.
--- Runs in either schema: SET search_path = tpch_cust (or tpch_supp).
+-- Runs in any schema: SET search_path = tpch (or tpch_cust, tpch_supp).
 SELECT
     l_returnflag,
     l_linestatus,

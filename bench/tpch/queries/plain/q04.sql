@@ -1,6 +1,6 @@
 -- TPC-H Q4, order priority checking (specification Clause 2.4.4),
 -- validation parameter DATE = 1993-07-01.
--- Runs in either schema: SET search_path = tpch_cust (or tpch_supp).
+-- Runs in any schema: SET search_path = tpch (or tpch_cust, tpch_supp).
 SELECT
     o_orderpriority,
     count(*) AS order_count

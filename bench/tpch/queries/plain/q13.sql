@@ -1,6 +1,6 @@
 -- TPC-H Q13, customer distribution (specification Clause 2.4.13),
 -- validation parameters WORD1 = special, WORD2 = requests.
--- Runs in either schema: SET search_path = tpch_cust (or tpch_supp).
+-- Runs in any schema: SET search_path = tpch (or tpch_cust, tpch_supp).
 SELECT
     c_count,
     count(*) AS custdist

@@ -1,7 +1,7 @@
 -- TPC-H Q16, parts/supplier relationship (specification Clause 2.4.16),
 -- validation parameters BRAND = Brand#45, TYPE = MEDIUM POLISHED,
 -- SIZE1..8 = 49, 14, 23, 45, 19, 3, 36, 9.
--- Runs in either schema: SET search_path = tpch_supp (or tpch_cust).
+-- Runs in any schema: SET search_path = tpch (or tpch_supp, tpch_cust).
 SELECT
     p_brand,
     p_type,

@@ -1,7 +1,7 @@
 -- TPC-H Q21, suppliers who kept orders waiting (specification Clause 2.4.21),
 -- validation parameter NATION = SAUDI ARABIA; the specification returns the
 -- first 100 rows.
--- Runs in either schema: SET search_path = tpch_supp (or tpch_cust).
+-- Runs in any schema: SET search_path = tpch (or tpch_supp, tpch_cust).
 SELECT
     s_name,
     count(*) AS numwait
