@@ -50,6 +50,20 @@ kind_argument_type(char kind)
 	return column != NULL && column->input_type != ANYOID ? column->input_type : InvalidOid;
 }
 
+/*
+ * BOUND_HASH_* for an extended hash function: recognized by its address, so
+ * only the functions whose bodies bound_hash_value repeats are inlined.
+ */
+char
+bound_hash_inline_kind(const FmgrInfo *hash)
+{
+	if (hash->fn_addr == hashint4extended || hash->fn_addr == hashoidextended)
+		return BOUND_HASH_INT4;
+	if (hash->fn_addr == hashint8extended)
+		return BOUND_HASH_INT8;
+	return BOUND_HASH_FMGR;
+}
+
 /* hash, equality and binary I/O of a GROUP BY column's type */
 static void
 setup_group_column(bound_column *col, MemoryContext context)
@@ -70,9 +84,25 @@ setup_group_column(bound_column *col, MemoryContext context)
 	getTypeBinaryInputInfo(col->type, &recv, &col->ioparam);
 	fmgr_info_copy(&col->eq, &tc->eq_opr_finfo, context);
 	fmgr_info_copy(&col->hash, &tc->hash_extended_proc_finfo, context);
+	col->hash_inline = bound_hash_inline_kind(&col->hash);
+	/* the default equality of these types compares the datums */
+	col->bitwise_equal = col->type == INT4OID || col->type == INT8OID ||
+		col->type == INT2OID || col->type == OIDOID || col->type == DATEOID;
 	fmgr_info_cxt(send, &col->send, context);
 	fmgr_info_cxt(recv, &col->recv, context);
 	get_typlenbyval(col->type, &col->typlen, &col->typbyval);
+}
+
+/* what the columns tell about the whole layout, once they are set up */
+static void
+finish_columns(bound_layout *layout)
+{
+	int			i;
+
+	layout->groups_bitwise = true;
+	for (i = 0; i < layout->ncolumns; i++)
+		if (layout->columns[i].kind == BOUND_SPEC_GROUP && !layout->columns[i].bitwise_equal)
+			layout->groups_bitwise = false;
 }
 
 static void
@@ -178,8 +208,10 @@ bound_layout_create(const NullableDatum *args, int nargs, const Oid *argtypes,
 		if (tc == NULL || !OidIsValid(tc->hash_extended_proc_finfo.fn_oid))
 			bad_spec("the privacy unit's type has no hash function");
 		fmgr_info_copy(&layout->uid_hash, &tc->hash_extended_proc_finfo, context);
+		layout->uid_hash_inline = bound_hash_inline_kind(&layout->uid_hash);
 		layout->uid_collation = collations[BOUND_ARG_UID];
 	}
+	finish_columns(layout);
 	build_header(layout);
 	MemoryContextSwitchTo(old);
 	return layout;
@@ -234,6 +266,7 @@ bound_layout_read(StringInfo buf, bound_layout *cached, MemoryContext context)
 		else
 			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
 	}
+	finish_columns(layout);
 	layout->header_len = buf->cursor - start;
 	layout->header = palloc(layout->header_len);
 	memcpy(layout->header, buf->data + start, layout->header_len);
@@ -263,12 +296,4 @@ bound_layout_take_secret(bound_layout *layout, const NullableDatum *args)
 		layout->seed = dp_siphash24(layout->secret, label, sizeof(label) - 1);
 		layout->has_secret = true;
 	}
-}
-
-/* the hash of a (not NULL) privacy unit, seeded from the execution's secret */
-uint64
-bound_uid_hash(bound_layout *layout, Datum uid)
-{
-	return DatumGetUInt64(FunctionCall2Coll(&layout->uid_hash, layout->uid_collation, uid,
-											UInt64GetDatum(layout->seed)));
 }

@@ -13,6 +13,7 @@
 #ifndef ANON_DP_BOUND_LAYOUT_H
 #define ANON_DP_BOUND_LAYOUT_H
 
+#include "common/hashfn.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
@@ -26,6 +27,14 @@
 
 #define BOUND_MAX_COLUMNS 1000
 
+/*
+ * The integer types' extended hash functions, computed inline: the same
+ * values as their fmgr calls (hashfunc.c), without the call per row.
+ */
+#define BOUND_HASH_FMGR 0		/* call the type's function */
+#define BOUND_HASH_INT4 1		/* hashint4extended, hashint2extended, hashoidextended */
+#define BOUND_HASH_INT8 2		/* hashint8extended */
+
 typedef struct bound_column
 {
 	char		kind;			/* a letter of the spec */
@@ -36,6 +45,8 @@ typedef struct bound_column
 	int16		typlen;
 	bool		typbyval;
 	FmgrInfo	hash;			/* extended hash function */
+	char		hash_inline;	/* BOUND_HASH_*: how hash is computed */
+	bool		bitwise_equal;	/* eq holds exactly when the datums are equal */
 	FmgrInfo	eq;				/* equality */
 	FmgrInfo	send;
 	FmgrInfo	recv;
@@ -47,8 +58,10 @@ typedef struct bound_layout
 	int64		keep;			/* C_u */
 	int			ncolumns;
 	bound_column *columns;
+	bool		groups_bitwise; /* every GROUP BY column is bitwise_equal */
 	Oid			uid_collation;
 	FmgrInfo	uid_hash;
+	char		uid_hash_inline;	/* BOUND_HASH_* */
 	char	   *header;			/* the serialized header, for deserialization */
 	int			header_len;
 	/* the secret of the current execution (all states of a scan share it) */
@@ -64,7 +77,39 @@ extern bound_layout *bound_layout_create(const NullableDatum *args, int nargs, c
 extern bound_layout *bound_layout_read(StringInfo buf, bound_layout *cached, MemoryContext context);
 /* take the execution's secret (argument 1); a new secret starts new states */
 extern void bound_layout_take_secret(bound_layout *layout, const NullableDatum *args);
+/* BOUND_HASH_* for an extended hash function */
+extern char bound_hash_inline_kind(const FmgrInfo *hash);
+
+/* the extended hash of value by the function hash of kind hash_inline (not NULL) */
+static inline uint64
+bound_hash_value(const FmgrInfo *hash, char hash_inline, Oid collation, Datum value, uint64 seed)
+{
+	switch (hash_inline)
+	{
+		case BOUND_HASH_INT4:
+			/* int2 and oid values are widened to a 32-bit datum as int4's */
+			return hash_bytes_uint32_extended((uint32) DatumGetInt32(value), seed);
+		case BOUND_HASH_INT8:
+			{
+				int64		v = DatumGetInt64(value);
+				uint32		lohalf = (uint32) v;
+				uint32		hihalf = (uint32) (v >> 32);
+
+				lohalf ^= (v >= 0) ? hihalf : ~hihalf;
+				return hash_bytes_uint32_extended(lohalf, seed);
+			}
+		default:
+			return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) hash, collation, value,
+													UInt64GetDatum(seed)));
+	}
+}
+
 /* the seeded hash of a privacy unit that is not NULL */
-extern uint64 bound_uid_hash(bound_layout *layout, Datum uid);
+static inline uint64
+bound_uid_hash(bound_layout *layout, Datum uid)
+{
+	return bound_hash_value(&layout->uid_hash, layout->uid_hash_inline, layout->uid_collation,
+							uid, layout->seed);
+}
 
 #endif							/* ANON_DP_BOUND_LAYOUT_H */

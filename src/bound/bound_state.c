@@ -190,12 +190,37 @@ groups_equal(bound_layout *layout, bound_cell *cells, const Datum *values, const
 
 /*
  * Read the row's value of each column into values and nulls (a count(*)
- * column reads as NULL) and return the key of the row's (user, partition)
- * pair: SipHash of the user's uid hash and its GROUP BY values' hashes.
+ * column reads as NULL).
+ */
+static inline void
+read_row_values(const NullableDatum *args, bound_layout *layout, Datum *values, bool *nulls)
+{
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		int			argno = layout->columns[i].argno;
+
+		if (argno < 0 || args[argno].isnull)
+		{
+			nulls[i] = true;
+			values[i] = (Datum) 0;
+		}
+		else
+		{
+			nulls[i] = false;
+			values[i] = args[argno].value;
+		}
+	}
+}
+
+/*
+ * The key of the row's (user, partition) pair: SipHash, keyed by the
+ * execution's secret, of the user's uid hash and its GROUP BY values'
+ * hashes.
  */
 static uint64
-row_pair_key(const NullableDatum *args, bound_layout *layout, bound_state *state,
-			 Datum *values, bool *nulls)
+row_pair_key(bound_layout *layout, bound_state *state, const Datum *values, const bool *nulls)
 {
 	uint64		words[1 + BOUND_MAX_COLUMNS];
 	int			nwords = 0;
@@ -206,20 +231,65 @@ row_pair_key(const NullableDatum *args, bound_layout *layout, bound_state *state
 	{
 		bound_column *col = &layout->columns[i];
 
-		if (col->argno < 0)
-		{
-			nulls[i] = true;
-			values[i] = (Datum) 0;
-			continue;
-		}
-		nulls[i] = args[col->argno].isnull;
-		values[i] = nulls[i] ? (Datum) 0 : args[col->argno].value;
 		if (col->kind == BOUND_SPEC_GROUP)
 			words[nwords++] = nulls[i] ? NULL_VALUE_HASH :
-				DatumGetUInt64(FunctionCall2Coll(&col->hash, col->collation, values[i],
-												 UInt64GetDatum(layout->seed)));
+				bound_hash_value(&col->hash, col->hash_inline, col->collation, values[i],
+								 layout->seed);
 	}
 	return dp_siphash24(layout->secret, (const uint8 *) words, sizeof(uint64) * nwords);
+}
+
+/* two datums of a bitwise_equal type of length typlen are equal */
+static inline bool
+datums_bitwise_equal(int16 typlen, Datum a, Datum b)
+{
+	switch (typlen)
+	{
+		case 1:
+			return (uint8) a == (uint8) b;
+		case 2:
+			return (uint16) a == (uint16) b;
+		case 4:
+			return (uint32) a == (uint32) b;
+		default:
+			return a == b;
+	}
+}
+
+/*
+ * The cells of the held pair whose GROUP BY values are the row's, when the
+ * layout's GROUP BY values compare as datums; NULL when no pair holds them.
+ * A held pair with the row's GROUP BY values has the row's key (the key is a
+ * function of them and the user), and no two held pairs have the same
+ * values, so this is the pair find_or_admit_pair would find, without the
+ * key: most rows of a user fall in the partitions it keeps.
+ */
+static bound_cell *
+held_pair_of_values(bound_layout *layout, bound_state *state, const Datum *values,
+					const bool *nulls)
+{
+	int			p;
+
+	for (p = 0; p < state->count; p++)
+	{
+		bound_cell *cells = state->cells[p];
+		int			i;
+
+		for (i = 0; i < layout->ncolumns; i++)
+		{
+			bound_column *col = &layout->columns[i];
+
+			if (col->kind != BOUND_SPEC_GROUP)
+				continue;
+			if (cells[i].present == nulls[i])
+				break;
+			if (cells[i].present && !datums_bitwise_equal(col->typlen, cells[i].v.datum, values[i]))
+				break;
+		}
+		if (i == layout->ncolumns)
+			return cells;
+	}
+	return NULL;
 }
 
 /* copy the row's GROUP BY values into the cells of a newly admitted pair */
@@ -306,11 +376,15 @@ bound_state_add_row(bound_state *state, const NullableDatum *args, MemoryContext
 	bound_layout *layout = state->layout;
 	Datum		values[BOUND_MAX_COLUMNS];
 	bool		nulls[BOUND_MAX_COLUMNS];
-	uint64		key;
-	bound_cell *cells;
+	bound_cell *cells = NULL;
 
-	key = row_pair_key(args, layout, state, values, nulls);
-	cells = find_or_admit_pair(layout, state, key, values, nulls, context);
+	read_row_values(args, layout, values, nulls);
+	/* a few held pairs are compared faster than the key is computed */
+	if (layout->groups_bitwise && state->count <= BOUND_INLINE_PAIRS)
+		cells = held_pair_of_values(layout, state, values, nulls);
+	if (cells == NULL)
+		cells = find_or_admit_pair(layout, state, row_pair_key(layout, state, values, nulls),
+								   values, nulls, context);
 	if (cells != NULL)
 		accumulate_row(layout, cells, values, nulls, context);
 }

@@ -41,6 +41,16 @@ typedef struct bound_users_state
 	bool	   *arg_constant;	/* a Const or a Param: one value for the whole scan */
 	bool		constants_taken;
 	NullableDatum *constants;
+	/*
+	 * When every other argument is a column of the child's row (outer_attno
+	 * > 0), the rows are read from the child's slot, not projected.
+	 */
+	bool		args_are_columns;
+	AttrNumber *outer_attno;
+	AttrNumber	max_outer_attno;
+	bool	   *arg_byval;
+	Datum	   *column_values;	/* arguments 1 .. nargs - 1 read from the slot */
+	bool	   *column_nulls;
 
 	/* rows read, not yet folded: arguments, hashes of their uids */
 	MemoryContext rows_context;

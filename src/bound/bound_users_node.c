@@ -146,6 +146,9 @@ init_arguments(bound_users_state *state, CustomScan *cscan, EState *estate)
 	state->collations = palloc0(sizeof(Oid) * state->nargs);
 	state->arg_constant = palloc0(sizeof(bool) * state->nargs);
 	state->constants = palloc0(sizeof(NullableDatum) * state->nargs);
+	state->outer_attno = palloc0(sizeof(AttrNumber) * state->nargs);
+	state->arg_byval = palloc0(sizeof(bool) * state->nargs);
+	state->args_are_columns = true;
 	foreach(lc, aggref->args)
 	{
 		Expr	   *expr = ((TargetEntry *) lfirst(lc))->expr;
@@ -154,10 +157,22 @@ init_arguments(bound_users_state *state, CustomScan *cscan, EState *estate)
 		state->argtypes[i] = exprType((Node *) expr);
 		state->collations[i] = exprCollation((Node *) expr);
 		state->arg_constant[i] = IsA(expr, Const) || IsA(expr, Param);
+		if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR &&
+			((Var *) expr)->varattno > 0)
+		{
+			state->outer_attno[i] = ((Var *) expr)->varattno;
+			state->max_outer_attno = Max(state->max_outer_attno, state->outer_attno[i]);
+		}
+		else if (!state->arg_constant[i])
+			state->args_are_columns = false;
 		args = lappend(args, makeTargetEntry(expr, i, NULL, false));
 	}
 	desc = ExecTypeFromTL(args);
 	state->args_desc = desc;
+	for (i = 1; i < state->nargs; i++)
+		state->arg_byval[i] = argument_attr(state, i)->attbyval;
+	state->column_values = palloc0(sizeof(Datum) * state->nargs);
+	state->column_nulls = palloc0(sizeof(bool) * state->nargs);
 	state->rows = palloc0(sizeof(NullableDatum) * state->nargs * ROW_BATCH);
 	state->args_econtext = CreateExprContext(estate);
 	state->args_projection =
@@ -454,20 +469,32 @@ queue_row(bound_users_state *state, const Datum *values, const bool *nulls,
 		  bool have_hash, uint64 hash)
 {
 	NullableDatum *row = &state->rows[state->nrows * state->nargs];
-	MemoryContext old = MemoryContextSwitchTo(state->rows_context);
 	int			i;
 
 	for (i = 1; i < state->nargs; i++)
 	{
 		if (state->arg_constant[i] && state->constants_taken)
 			row[i] = state->constants[i];
+		else if (nulls[i - 1])
+		{
+			row[i].isnull = true;
+			row[i].value = (Datum) 0;
+		}
 		else
 		{
-			row[i].isnull = nulls[i - 1];
-			row[i].value = nulls[i - 1] ? (Datum) 0 : argument_copy(state, i, values[i - 1]);
+			row[i].isnull = false;
+			/* by reference: the child's next row may overwrite it */
+			if (state->arg_byval[i])
+				row[i].value = values[i - 1];
+			else
+			{
+				MemoryContext old = MemoryContextSwitchTo(state->rows_context);
+
+				row[i].value = argument_copy(state, i, values[i - 1]);
+				MemoryContextSwitchTo(old);
+			}
 		}
 	}
-	MemoryContextSwitchTo(old);
 	if (row[BOUND_ARG_UID].isnull)
 		state->saw_null_uid = true;
 	else
@@ -573,6 +600,27 @@ fill_from_child(bound_users_state *state)
 
 		if (TupIsNull(slot))
 			break;
+		if (state->args_are_columns && state->constants_taken)
+		{
+			/* the columns as the child's slot holds them, without a projection */
+			int			i;
+
+			slot_getsomeattrs(slot, state->max_outer_attno);
+			for (i = 1; i < state->nargs; i++)
+			{
+				AttrNumber	attno = state->outer_attno[i];
+
+				if (attno > 0)
+				{
+					state->column_values[i - 1] = slot->tts_values[attno - 1];
+					state->column_nulls[i - 1] = slot->tts_isnull[attno - 1];
+				}
+			}
+			queue_row(state, state->column_values, state->column_nulls, false, 0);
+			if (state->nrows == ROW_BATCH)
+				fold_rows(state);
+			continue;
+		}
 		econtext->ecxt_outertuple = slot;
 		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 		args = ExecProject(state->args_projection);
