@@ -85,6 +85,7 @@ typedef struct bound_users_state
 	int			npartitions;
 	List	   *pending;		/* spill_batch */
 	StringInfoData spill_buffer;	/* a row being spilled */
+	uint32		spill_fixed_len;	/* > 0: rows have this fixed format (see spill.c) */
 	Datum	   *read_values;	/* a spilled row read back */
 	bool	   *read_nulls;
 	char	   *read_buffer;
@@ -113,6 +114,9 @@ argument_attr(bound_users_state *state, int i)
 }
 
 /* ---- bound_users_spill.c ---- */
+
+/* choose the format of spilled rows (at the start of the scan) */
+extern void bound_users_spill_init(bound_users_state *state);
 
 /* write a row's arguments with its user's hash to the user's partition */
 extern void bound_users_spill_row(bound_users_state *state, const NullableDatum *args, uint64 hash);

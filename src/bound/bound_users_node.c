@@ -208,6 +208,7 @@ begin_bound_users(CustomScanState *node, EState *estate, int eflags)
 	state->rows_context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp bounding rows",
 												ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&state->spill_buffer);
+	bound_users_spill_init(state);
 	state->read_values = palloc0(sizeof(Datum) * state->nargs);
 	state->read_nulls = palloc0(sizeof(bool) * state->nargs);
 	state->memory_limit = get_hash_memory_limit();
