@@ -115,6 +115,15 @@ finish_agg(Agg *agg, bounding_choice *choice)
 		return (Plan *) agg;
 	if (choice->node && (node = bound_users_replace_agg(agg)) != NULL)
 		return node;
+
+	/*
+	 * The Finalize stage above the node's partial aggregations combines a
+	 * few states per user, not the rows: cache-sized batches would only
+	 * write every state to disk and read it back (33 batches of 62 MB in
+	 * bench/results/issue35-speed.md), so hash_mem alone decides.
+	 */
+	if (choice->node && DO_AGGSPLIT_COMBINE(agg->aggsplit))
+		return (Plan *) agg;
 	if (choice->batch_memory > 0)
 		size_agg_batches(agg, calls.count, choice->batch_memory);
 	return (Plan *) agg;
