@@ -1,6 +1,7 @@
 /*
  * bound_partials.c -- the per-user partials of one-pass bounding: count, sum,
- * avg, min and max of a user's rows in one partition, each in one cell.
+ * avg, min and max of a user's rows in one partition, each in one cell, and
+ * the sample of up to m of its values that row-level quantiles use.
  *
  * A per-user partial never raises an error on data; it is clamped to finite
  * bounds (of magnitude at most 1e250) afterwards.  A bigint sum past
@@ -19,6 +20,8 @@
 
 #include "bound/bound_partials.h"
 #include "bound/bound_spec.h"
+#include "dp/dp_rng.h"
+#include "dp/dp_sampler.h"
 
 /* a + b, or +-Infinity when the numeric sum leaves numeric's range */
 static Datum
@@ -116,6 +119,141 @@ add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 									   context));
 }
 
+/* ---- samples (BOUND_SPEC_SAMPLE) ----
+ *
+ * The partial of ANON_MEDIAN and ANON_NTILE: what anon_dp_sample (the
+ * two-step form's partial, src/functions/user_samples.c) returns for the
+ * pair, in the same distribution: a uniformly random subset of min(m, t) of
+ * the pair's t non-NaN values, in uniformly random order (dp_ntile_rows_
+ * adaptive uses the first j of them as a uniform subset of j), from the
+ * CSPRNG.  Filling, the t-th value goes to a uniform position j < t and the
+ * value there moves to the end ("inside-out" Fisher-Yates); once full, it
+ * replaces position j when a uniform j < t falls below m (reservoir
+ * sampling).  By induction every ordered m-tuple of distinct values of the
+ * first t is then equally likely: a tuple holding the t-th value at
+ * position j had probability (t - m) / N(t - 1) * m / t * 1 / m = 1 / N(t),
+ * N(t) = t! / (t - m)!, and one without it 1 / N(t - 1) * (1 - m / t).  So no
+ * shuffle is needed when the sample is read, and the bytes of a state stay a
+ * function of the state (anon_dp_bounded_column is immutable).
+ */
+
+static bound_sample *
+sample_alloc(int32 capacity, MemoryContext context)
+{
+	bound_sample *sample = MemoryContextAlloc(context, BOUND_SAMPLE_SIZE(capacity));
+
+	sample->capacity = capacity;
+	sample->used = 0;
+	return sample;
+}
+
+static void
+sample_add(bound_column *col, bound_cell *cell, double x, MemoryContext context)
+{
+	bound_sample *sample;
+	uint64		seen;
+
+	if (isnan(x))
+		return;					/* anon_dp_sample skips NaN: it is no value */
+	if (!cell->present)
+	{
+		/* a few values first: most pairs have few rows, m may be 65536 */
+		cell->v.datum = PointerGetDatum(sample_alloc(Min(col->sample_size, 4), context));
+		cell->count = 0;
+		cell->present = true;
+	}
+	sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+	seen = (uint64) cell->count;
+	if (sample->used < col->sample_size)
+	{
+		uint64		j;
+
+		if (sample->used == sample->capacity)
+		{
+			sample->capacity = Min(sample->capacity * 2, col->sample_size);
+			sample = repalloc(sample, BOUND_SAMPLE_SIZE(sample->capacity));
+			cell->v.datum = PointerGetDatum(sample);
+		}
+		j = sample->used == 0 ? 0 : dp_uniform_below(dp_rng_secure(), (uint64) sample->used + 1);
+		sample->values[sample->used] = sample->values[j];
+		sample->values[j] = x;
+		sample->used++;
+	}
+	else
+	{
+		uint64		j = dp_uniform_below(dp_rng_secure(), seen + 1);
+
+		if (j < (uint64) sample->used)
+			sample->values[j] = x;
+	}
+	cell->count++;
+}
+
+void
+bound_sample_set(bound_cell *cell, const double *values, int32 used, int64 seen,
+				 MemoryContext context)
+{
+	bound_sample *sample = sample_alloc(Max(used, 1), context);
+
+	memcpy(sample->values, values, sizeof(double) * used);
+	sample->used = used;
+	cell->v.datum = PointerGetDatum(sample);
+	cell->count = seen;
+	cell->present = true;
+}
+
+/*
+ * Two samples of one pair (from two workers, of a and b values) merged into
+ * a sample of the a + b values: sequential draws without replacement from
+ * the union, each from the first side with probability (its values not yet
+ * drawn) / (all not yet drawn), and then a uniform one of that side's sample
+ * not yet drawn.  A uniform element of a uniform subset of the side's
+ * remaining values is a uniform one of them, so the result is a uniformly
+ * random min(m, a + b)-subset in uniformly random order, as if one state had
+ * seen all the values.
+ */
+static void
+sample_merge(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
+{
+	bound_sample *a = (bound_sample *) DatumGetPointer(into->v.datum);
+	bound_sample *b = (bound_sample *) DatumGetPointer(from->v.datum);
+	uint64		left_a = (uint64) into->count;
+	uint64		left_b = (uint64) from->count;
+	int32		total = (int32) Min((uint64) col->sample_size, left_a + left_b);
+	double	   *pool_a = palloc(sizeof(double) * Max(a->used, 1));
+	double	   *pool_b = palloc(sizeof(double) * Max(b->used, 1));
+	int32		in_a = a->used;
+	int32		in_b = b->used;
+	bound_sample *merged = sample_alloc(Max(total, 1), context);
+	int32		t;
+
+	memcpy(pool_a, a->values, sizeof(double) * a->used);
+	memcpy(pool_b, b->values, sizeof(double) * b->used);
+	for (t = 0; t < total; t++)
+	{
+		bool		first = dp_uniform_below(dp_rng_secure(), left_a + left_b) < left_a;
+		double	   *pool = first ? pool_a : pool_b;
+		int32	   *in = first ? &in_a : &in_b;
+		uint64		j;
+
+		if (*in == 0)
+			elog(ERROR, "anon_dp_bound_partitions: a sample holds fewer values than it saw");
+		j = dp_uniform_below(dp_rng_secure(), (uint64) *in);
+		merged->values[t] = pool[j];
+		pool[j] = pool[--(*in)];
+		if (first)
+			left_a--;
+		else
+			left_b--;
+	}
+	merged->used = total;
+	pfree(pool_a);
+	pfree(pool_b);
+	pfree(a);
+	into->v.datum = PointerGetDatum(merged);
+	into->count += from->count;
+}
+
 /* fold one non-NULL argument value (or one row, for BOUND_SPEC_ROWS) into a partial */
 void
 bound_partial_add(bound_column *col, bound_cell *cell, Datum value, MemoryContext context)
@@ -168,6 +306,9 @@ bound_partial_add(bound_column *col, bound_cell *cell, Datum value, MemoryContex
 				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
 			break;
+		case BOUND_SPEC_SAMPLE:
+			sample_add(col, cell, DatumGetFloat8(value), context);
+			break;
 	}
 }
 
@@ -209,6 +350,16 @@ bound_partial_merge(bound_column *col, bound_cell *into, bound_cell *from, Memor
 			into->v.real = into->present ? into->v.real + from->v.real : from->v.real;
 			into->count += from->count;
 			into->present = true;
+			break;
+		case BOUND_SPEC_SAMPLE:
+			if (into->present)
+				sample_merge(col, into, from, context);
+			else
+			{
+				bound_sample *theirs = (bound_sample *) DatumGetPointer(from->v.datum);
+
+				bound_sample_set(into, theirs->values, theirs->used, from->count, context);
+			}
 			break;
 	}
 }

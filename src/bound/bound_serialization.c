@@ -111,6 +111,17 @@ bound_state_serialize(bound_state *state)
 					pq_sendint64(&buf, cell->count);
 					pq_sendfloat8(&buf, cell->v.real);
 					break;
+				case BOUND_SPEC_SAMPLE:
+					{
+						bound_sample *sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+						int32		v;
+
+						pq_sendint64(&buf, cell->count);
+						pq_sendint32(&buf, sample->used);
+						for (v = 0; v < sample->used; v++)
+							pq_sendfloat8(&buf, sample->values[v]);
+					}
+					break;
 				default:
 					pq_sendfloat8(&buf, cell->v.real);
 					break;
@@ -134,6 +145,27 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
 	initStringInfo(&value);
 	appendBinaryStringInfo(&value, pq_getmsgbytes(buf, len), len);
 	return ReceiveFunctionCall(recv, &value, ioparam, -1);
+}
+
+/* a sample cell: values seen, values kept (1 .. min(m, seen)), the values */
+static void
+read_sample(StringInfo buf, bound_column *col, bound_cell *cell)
+{
+	int64		seen = bound_blob_int64(buf);
+	int32		used = bound_blob_int32(buf);
+	double	   *values;
+	int32		v;
+
+	if (used < 1 || used > col->sample_size || seen < used ||
+		(Size) used * sizeof(double) > (Size) (buf->len - buf->cursor))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: invalid sample")));
+	values = palloc(sizeof(double) * used);
+	for (v = 0; v < used; v++)
+		values[v] = bound_blob_float8(buf);
+	bound_sample_set(cell, values, used, seen, CurrentMemoryContext);
+	pfree(values);
 }
 
 /*
@@ -195,6 +227,9 @@ bound_state_read(bound_layout *layout, StringInfo buf)
 				case BOUND_SPEC_MEAN:
 					cell->count = bound_blob_int64(buf);
 					cell->v.real = bound_blob_float8(buf);
+					break;
+				case BOUND_SPEC_SAMPLE:
+					read_sample(buf, col, cell);
 					break;
 				default:
 					cell->v.real = bound_blob_float8(buf);
