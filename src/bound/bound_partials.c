@@ -147,6 +147,43 @@ sample_alloc(int32 capacity, MemoryContext context)
 	return sample;
 }
 
+/*
+ * A sample of one value (m = 1, the default of anon_dp.max_rows_contributed)
+ * lives in the cell itself, as a minimum does: no allocation, so a user's
+ * state stays as small as ANON_SUM's and more users fit in hash_mem.
+ */
+static inline bool
+sample_inline(bound_column *col)
+{
+	return col->sample_size == 1;
+}
+
+bool
+bound_sample_byref(bound_column *col)
+{
+	return !sample_inline(col);
+}
+
+const double *
+bound_sample_values(bound_column *col, bound_cell *cell, int32 *used)
+{
+	bound_sample *sample;
+
+	if (!cell->present)
+	{
+		*used = 0;
+		return NULL;
+	}
+	if (sample_inline(col))
+	{
+		*used = 1;
+		return &cell->v.real;
+	}
+	sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+	*used = sample->used;
+	return sample->values;
+}
+
 static void
 sample_add(bound_column *col, bound_cell *cell, double x, MemoryContext context)
 {
@@ -155,15 +192,23 @@ sample_add(bound_column *col, bound_cell *cell, double x, MemoryContext context)
 
 	if (isnan(x))
 		return;					/* anon_dp_sample skips NaN: it is no value */
+	seen = cell->present ? (uint64) cell->count : 0;
+	if (sample_inline(col))
+	{
+		/* the t-th value replaces the kept one with probability 1 / t */
+		if (seen == 0 || dp_uniform_below(dp_rng_secure(), seen + 1) == 0)
+			cell->v.real = x;
+		cell->count = (int64) seen + 1;
+		cell->present = true;
+		return;
+	}
 	if (!cell->present)
 	{
 		/* a few values first: most pairs have few rows, m may be 65536 */
 		cell->v.datum = PointerGetDatum(sample_alloc(Min(col->sample_size, 4), context));
-		cell->count = 0;
 		cell->present = true;
 	}
 	sample = (bound_sample *) DatumGetPointer(cell->v.datum);
-	seen = (uint64) cell->count;
 	if (sample->used < col->sample_size)
 	{
 		uint64		j;
@@ -186,18 +231,24 @@ sample_add(bound_column *col, bound_cell *cell, double x, MemoryContext context)
 		if (j < (uint64) sample->used)
 			sample->values[j] = x;
 	}
-	cell->count++;
+	cell->count = (int64) seen + 1;
 }
 
+/* an empty cell becomes a sample holding values (1 .. m of them), seen in all */
 void
-bound_sample_set(bound_cell *cell, const double *values, int32 used, int64 seen,
-				 MemoryContext context)
+bound_sample_set(bound_column *col, bound_cell *cell, const double *values, int32 used,
+				 int64 seen, MemoryContext context)
 {
-	bound_sample *sample = sample_alloc(Max(used, 1), context);
+	if (sample_inline(col))
+		cell->v.real = values[0];
+	else
+	{
+		bound_sample *sample = sample_alloc(Max(used, 1), context);
 
-	memcpy(sample->values, values, sizeof(double) * used);
-	sample->used = used;
-	cell->v.datum = PointerGetDatum(sample);
+		memcpy(sample->values, values, sizeof(double) * used);
+		sample->used = used;
+		cell->v.datum = PointerGetDatum(sample);
+	}
 	cell->count = seen;
 	cell->present = true;
 }
@@ -215,20 +266,21 @@ bound_sample_set(bound_cell *cell, const double *values, int32 used, int64 seen,
 static void
 sample_merge(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
 {
-	bound_sample *a = (bound_sample *) DatumGetPointer(into->v.datum);
-	bound_sample *b = (bound_sample *) DatumGetPointer(from->v.datum);
+	int32		in_a;
+	int32		in_b;
+	const double *values_a = bound_sample_values(col, into, &in_a);
+	const double *values_b = bound_sample_values(col, from, &in_b);
 	uint64		left_a = (uint64) into->count;
 	uint64		left_b = (uint64) from->count;
+	int64		seen = into->count + from->count;
 	int32		total = (int32) Min((uint64) col->sample_size, left_a + left_b);
-	double	   *pool_a = palloc(sizeof(double) * Max(a->used, 1));
-	double	   *pool_b = palloc(sizeof(double) * Max(b->used, 1));
-	int32		in_a = a->used;
-	int32		in_b = b->used;
-	bound_sample *merged = sample_alloc(Max(total, 1), context);
+	double	   *pool_a = palloc(sizeof(double) * Max(in_a, 1));
+	double	   *pool_b = palloc(sizeof(double) * Max(in_b, 1));
+	double	   *merged = palloc(sizeof(double) * Max(total, 1));
 	int32		t;
 
-	memcpy(pool_a, a->values, sizeof(double) * a->used);
-	memcpy(pool_b, b->values, sizeof(double) * b->used);
+	memcpy(pool_a, values_a, sizeof(double) * in_a);
+	memcpy(pool_b, values_b, sizeof(double) * in_b);
 	for (t = 0; t < total; t++)
 	{
 		bool		first = dp_uniform_below(dp_rng_secure(), left_a + left_b) < left_a;
@@ -239,19 +291,19 @@ sample_merge(bound_column *col, bound_cell *into, bound_cell *from, MemoryContex
 		if (*in == 0)
 			elog(ERROR, "anon_dp_bound_partitions: a sample holds fewer values than it saw");
 		j = dp_uniform_below(dp_rng_secure(), (uint64) *in);
-		merged->values[t] = pool[j];
+		merged[t] = pool[j];
 		pool[j] = pool[--(*in)];
 		if (first)
 			left_a--;
 		else
 			left_b--;
 	}
-	merged->used = total;
+	if (!sample_inline(col))
+		pfree(DatumGetPointer(into->v.datum));
+	bound_sample_set(col, into, merged, total, seen, context);
 	pfree(pool_a);
 	pfree(pool_b);
-	pfree(a);
-	into->v.datum = PointerGetDatum(merged);
-	into->count += from->count;
+	pfree(merged);
 }
 
 /* fold one non-NULL argument value (or one row, for BOUND_SPEC_ROWS) into a partial */
@@ -356,9 +408,10 @@ bound_partial_merge(bound_column *col, bound_cell *into, bound_cell *from, Memor
 				sample_merge(col, into, from, context);
 			else
 			{
-				bound_sample *theirs = (bound_sample *) DatumGetPointer(from->v.datum);
+				int32		used;
+				const double *theirs = bound_sample_values(col, from, &used);
 
-				bound_sample_set(into, theirs->values, theirs->used, from->count, context);
+				bound_sample_set(col, into, theirs, used, from->count, context);
 			}
 			break;
 	}

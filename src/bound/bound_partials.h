@@ -16,7 +16,8 @@ typedef struct bound_cell
 	union
 	{
 		double		real;		/* f, a (sum), l, h */
-		Datum		datum;		/* g value, m sum, wide b sum, s bound_sample */
+		Datum		datum;		/* g value, m sum, wide b sum, s bound_sample
+								 * (m > 1; the value itself in real when m = 1) */
 	}			v;
 } bound_cell;
 
@@ -40,8 +41,12 @@ extern void bound_partial_add(bound_column *col, bound_cell *cell, Datum value,
 /* fold the partial of another state's pair into ours (combine) */
 extern void bound_partial_merge(bound_column *col, bound_cell *into, bound_cell *from,
 								MemoryContext context);
-/* a BOUND_SPEC_SAMPLE cell's values as read back (serialization): used values, seen in all */
-extern void bound_sample_set(bound_cell *cell, const double *values, int32 used, int64 seen,
-							 MemoryContext context);
+/* BOUND_SPEC_SAMPLE: an empty cell set to used values (1 .. m), seen in all */
+extern void bound_sample_set(bound_column *col, bound_cell *cell, const double *values,
+							 int32 used, int64 seen, MemoryContext context);
+/* the values a sample cell keeps (NULL and 0 when it has none) */
+extern const double *bound_sample_values(bound_column *col, bound_cell *cell, int32 *used);
+/* whether a sample cell of the column holds an allocation (m > 1) */
+extern bool bound_sample_byref(bound_column *col);
 
 #endif							/* ANON_DP_BOUND_PARTIALS_H */

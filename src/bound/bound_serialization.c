@@ -113,13 +113,14 @@ bound_state_serialize(bound_state *state)
 					break;
 				case BOUND_SPEC_SAMPLE:
 					{
-						bound_sample *sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+						int32		used;
+						const double *values = bound_sample_values(col, cell, &used);
 						int32		v;
 
 						pq_sendint64(&buf, cell->count);
-						pq_sendint32(&buf, sample->used);
-						for (v = 0; v < sample->used; v++)
-							pq_sendfloat8(&buf, sample->values[v]);
+						pq_sendint32(&buf, used);
+						for (v = 0; v < used; v++)
+							pq_sendfloat8(&buf, values[v]);
 					}
 					break;
 				default:
@@ -164,7 +165,7 @@ read_sample(StringInfo buf, bound_column *col, bound_cell *cell)
 	values = palloc(sizeof(double) * used);
 	for (v = 0; v < used; v++)
 		values[v] = bound_blob_float8(buf);
-	bound_sample_set(cell, values, used, seen, CurrentMemoryContext);
+	bound_sample_set(col, cell, values, used, seen, CurrentMemoryContext);
 	pfree(values);
 }
 

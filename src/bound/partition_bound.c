@@ -303,12 +303,13 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 				break;
 			case BOUND_SPEC_SAMPLE:
 				{
-					bound_sample *sample = (bound_sample *) DatumGetPointer(cell->v.datum);
-					Size		size = sizeof(double) * sample->used;
+					int32		used;
+					const double *kept = bound_sample_values(col, cell, &used);
+					Size		size = sizeof(double) * used;
 					bytea	   *bytes = palloc(VARHDRSZ + size);
 
 					SET_VARSIZE(bytes, VARHDRSZ + size);
-					memcpy(VARDATA(bytes), sample->values, size);
+					memcpy(VARDATA(bytes), kept, size);
 					values[p] = PointerGetDatum(bytes);
 				}
 				break;
