@@ -148,7 +148,10 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
 	return ReceiveFunctionCall(recv, &value, ioparam, -1);
 }
 
-/* a sample cell: values seen, values kept (1 .. min(m, seen)), the values */
+/*
+ * a sample cell: values seen, values kept (min(m, seen), as the reservoir
+ * always holds: merging two samples relies on it), the values
+ */
 static void
 read_sample(StringInfo buf, bound_column *col, bound_cell *cell)
 {
@@ -157,7 +160,7 @@ read_sample(StringInfo buf, bound_column *col, bound_cell *cell)
 	double	   *values;
 	int32		v;
 
-	if (used < 1 || used > col->sample_size || seen < used ||
+	if (used < 1 || seen < used || (int64) used != Min((int64) col->sample_size, seen) ||
 		(Size) used * sizeof(double) > (Size) (buf->len - buf->cursor))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
