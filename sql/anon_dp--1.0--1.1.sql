@@ -243,3 +243,15 @@ CREATE FUNCTION anon_dp_interval_array(anon_dp_interval) RETURNS float8[]
 AS $$ SELECT ARRAY[($1).value, ($1).lower, ($1).upper] $$
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (anon_dp_interval AS float8[]) WITH FUNCTION anon_dp_interval_array(anon_dp_interval);
+
+--------------------------------------------------------------------------
+-- Row-level quantiles through the one-pass bounding (doc/rewriter.md,
+-- "The bounding node"; issue 35)
+--------------------------------------------------------------------------
+
+-- anon_dp_bounded_sample(sample): one kept (user, partition) pair's sample
+-- of ANON_MEDIAN or ANON_NTILE (a column "s" of anon_dp_bound_partitions,
+-- read by anon_dp_bounded_column as bytea, since an array cannot hold
+-- arrays) as the float8[] that dp_ntile_rows reads.
+CREATE FUNCTION anon_dp_internal.anon_dp_bounded_sample(bytea) RETURNS float8[]
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -119,6 +119,7 @@ static const struct
 	{BYTEAOID, INT8OID, TEXTOID, ANYOID}},
 	[EMIT_BOUNDED_COLUMN] = {INTERNAL_SCHEMA, "anon_dp_bounded_column", 3,
 	{BYTEAOID, INT4OID, ANYELEMENTOID}},
+	[EMIT_BOUNDED_SAMPLE] = {INTERNAL_SCHEMA, "anon_dp_bounded_sample", 1, {BYTEAOID}},
 	[EMIT_BOUND_WITNESS] = {INTERNAL_SCHEMA, "anon_dp_bound_witness", 1, {ANYELEMENTOID}},
 	[EMIT_BOUNDING_SECRET] = {INTERNAL_SCHEMA, "anon_dp_bounding_secret", 0, {0}},
 	[EMIT_PICK] = {INTERNAL_SCHEMA, "anon_dp_pick", 3, {INT8OID, ANYELEMENTOID, INT8OID}},

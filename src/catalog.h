@@ -27,6 +27,7 @@ typedef enum anon_dp_emitted
 	EMIT_NTILE_ROWS_ADAPTIVE,	/* dp_ntile_rows_adaptive: rows per user chosen */
 	EMIT_BOUND_PARTITIONS,		/* anon_dp_bound_partitions: one-pass bounding */
 	EMIT_BOUNDED_COLUMN,		/* anon_dp_bounded_column: its kept pairs */
+	EMIT_BOUNDED_SAMPLE,		/* anon_dp_bounded_sample: a kept sample as float8[] */
 	EMIT_BOUND_WITNESS,			/* anon_dp_bound_witness: a key's type */
 	EMIT_BOUNDING_SECRET,		/* anon_dp_bounding_secret: key of one execution */
 	EMIT_PICK,					/* anon_dp_pick: fallback bounding */

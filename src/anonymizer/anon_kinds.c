@@ -28,9 +28,12 @@ static const anon_partial partial_min =
 {BOUND_SPEC_MIN, F_MIN_FLOAT8, FLOAT8OID, NULL, InvalidOid};
 static const anon_partial partial_max =
 {BOUND_SPEC_MAX, F_MAX_FLOAT8, FLOAT8OID, NULL, InvalidOid};
-/* up to m of the user's values, at random (row-level quantiles) */
+/*
+ * up to m of the user's values, at random (row-level quantiles): in one pass
+ * the bounding's sample column, on the fallback paths anon_dp_sample
+ */
 static const anon_partial partial_sample =
-{0, InvalidOid, InvalidOid, "anon_dp_sample", FLOAT8OID};
+{BOUND_SPEC_SAMPLE, InvalidOid, InvalidOid, "anon_dp_sample", FLOAT8OID};
 /* up to k of the user's distinct values, at random */
 static const anon_partial partial_distinct =
 {0, InvalidOid, InvalidOid, "anon_dp_distinct_sample", ANYELEMENTOID};

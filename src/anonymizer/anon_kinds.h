@@ -27,7 +27,10 @@ typedef struct anon_partial
 	char		bound_letter;	/* BOUND_SPEC_* of anon_dp_bound_partitions: its
 								 * argument and result types are in
 								 * bound_spec_column_of(); 0: none (the
-								 * planner takes a two-step path) */
+								 * planner takes a two-step path).  A
+								 * partial with both a letter and a sample
+								 * is the sample in one pass and
+								 * sample(value, n) on the sort path */
 	Oid			aggregate;		/* fallback: a pg_catalog aggregate (F_*) ... */
 	Oid			aggregate_input;	/* ... over the value cast to this type
 									 * (InvalidOid: count(*)), cast to the

@@ -223,6 +223,9 @@ one_pass_per_user(anon_plan *plan)
 			args = lappend(args, call_value(release));
 		else if (OidIsValid(column->input_type))
 			args = lappend(args, cast_to(call_value(release), column->input_type));
+		/* a sample's size follows its value: the values per user the release uses */
+		if (column->letter == BOUND_SPEC_SAMPLE)
+			args = lappend(args, int4_const(release->values));
 	}
 	lfirst(list_nth_cell(args, 2)) = spec_const(spec.data);
 	add_column(per_user, (Expr *) call_aggregate(anon_dp_emitted_function(EMIT_BOUND_PARTITIONS),
@@ -267,10 +270,14 @@ one_pass_rows(anon_plan *plan)
 	{
 		char		letter = ((anon_release *) lfirst(lc))->kind->partial->bound_letter;
 		Oid			type = bound_spec_column_of(letter)->result_type;
+		Expr	   *value = unnest_bounded_column(copyObject(bound), column++,
+												  (Expr *) makeNullConst(type, -1, InvalidOid));
 
-		add_column(bounded, unnest_bounded_column(copyObject(bound), column++,
-												  (Expr *) makeNullConst(type, -1, InvalidOid)),
-				   psprintf("anon_partial_%d", i++));
+		/* a pair's sample, bytea in the arrays, as the float8[] of anon_dp_sample */
+		if (letter == BOUND_SPEC_SAMPLE)
+			value = call_function(anon_dp_emitted_function(EMIT_BOUNDED_SAMPLE),
+								  list_make1(value));
+		add_column(bounded, value, psprintf("anon_partial_%d", i++));
 	}
 	bounded->hasTargetSRFs = true;
 	return rows;

@@ -17,6 +17,7 @@
 #include "utils/typcache.h"
 
 #include "anonymizer/pipeline.h"
+#include "catalog.h"
 #include "dp/dp_gauss.h"
 #include "dp/dp_params.h"
 #include "dp/dp_selection.h"
@@ -385,15 +386,32 @@ static bounding_strategy
 choose_bounding(anon_plan *plan)
 {
 	ListCell   *lc;
+	bool		samples = false;
 
 	if (!plan->grouped)
 		return BOUNDING_NONE;
 	if (plan->leftover)
 		return BOUNDING_SORT;	/* the leftover counts users: the uid is kept */
-	/* a partial of the extension's (an array of values) has no one-pass letter */
+	/*
+	 * A partial of the extension's (an array of values) has no one-pass
+	 * letter, except the quantiles' sample, which needs
+	 * anon_dp_bounded_sample (extension version 1.1).  Neither fits the pick
+	 * path: anon_dp_pick returns each column as an array, and an array
+	 * cannot hold arrays.
+	 */
 	foreach(lc, plan->releases)
-		if (((anon_release *) lfirst(lc))->kind->partial->bound_letter == 0)
+	{
+		const anon_partial *partial = ((anon_release *) lfirst(lc))->kind->partial;
+
+		if (partial->bound_letter == 0)
 			return BOUNDING_SORT;
+		if (partial->sample != NULL)
+		{
+			if (!OidIsValid(anon_dp_emitted_function_if_installed(EMIT_BOUNDED_SAMPLE)))
+				return BOUNDING_SORT;
+			samples = true;
+		}
+	}
 	if (!keys_fit_arrays(plan->keys))
 		return BOUNDING_SORT;
 	foreach(lc, plan->level->groupClause)
@@ -401,7 +419,7 @@ choose_bounding(anon_plan *plan)
 		SortGroupClause *clause = (SortGroupClause *) lfirst(lc);
 
 		if (!key_fits_one_pass(get_sortgroupclause_tle(clause, plan->level->targetList), clause))
-			return BOUNDING_PICK;
+			return samples ? BOUNDING_SORT : BOUNDING_PICK;
 	}
 	return BOUNDING_ONE_PASS;
 }

@@ -19,7 +19,7 @@
 #include "settings.h"
 
 #define BOUND_MAGIC 0x41445042	/* "ADPB" */
-#define BOUND_VERSION 1
+#define BOUND_VERSION 2			/* 2: a sample column carries its size */
 #define BOUND_MAX_KEEP ANON_DP_MAX_CONTRIBUTIONS	/* anon_dp.max_groups_contributed's maximum */
 
 static void
@@ -121,9 +121,24 @@ build_header(bound_layout *layout)
 		pq_sendbyte(&buf, layout->columns[i].kind);
 		pq_sendint32(&buf, layout->columns[i].kind == BOUND_SPEC_GROUP ? layout->columns[i].type : InvalidOid);
 		pq_sendint32(&buf, layout->columns[i].collation);
+		if (layout->columns[i].kind == BOUND_SPEC_SAMPLE)
+			pq_sendint32(&buf, layout->columns[i].sample_size);
 	}
 	layout->header = buf.data;
 	layout->header_len = buf.len;
+}
+
+/* the values a sample column keeps per pair: dp_ntile_rows' limit */
+static int32
+checked_sample_size(int32 size)
+{
+	if (size < 1 || size > BOUND_MAX_SAMPLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anon_dp_bound_partitions: the sample size must be between 1 and %d, not %d",
+						BOUND_MAX_SAMPLE, size),
+				 errhint("Set anon_dp.max_rows_contributed to a value in that range.")));
+	return size;
 }
 
 static int64
@@ -195,7 +210,16 @@ bound_layout_create(const NullableDatum *args, int nargs, const Oid *argtypes,
 			col->collation = collations[col->argno];
 			setup_group_column(col, context);
 		}
-		else if (col->kind != BOUND_SPEC_NONNULL)
+		else if (col->kind == BOUND_SPEC_SAMPLE)
+		{
+			/* the size: a constant of the call, read from its first row */
+			if (argno >= nargs || argtypes[argno] != INT4OID || args[argno].isnull)
+				bad_spec(psprintf("column %d (\"%c\") needs a sample size of type integer after its value",
+								  n + 1, col->kind));
+			col->sample_size = checked_sample_size(DatumGetInt32(args[argno].value));
+			argno++;
+		}
+		if (col->kind != BOUND_SPEC_GROUP && col->kind != BOUND_SPEC_NONNULL)
 			col->type = kind_value_type(col->kind);
 	}
 	if (argno != nargs)
@@ -265,6 +289,8 @@ bound_layout_read(StringInfo buf, bound_layout *cached, MemoryContext context)
 			col->type = kind_value_type(col->kind);
 		else
 			bad_spec(psprintf("unknown column kind \"%c\"", col->kind));
+		if (col->kind == BOUND_SPEC_SAMPLE)
+			col->sample_size = checked_sample_size(bound_blob_int32(buf));
 	}
 	finish_columns(layout);
 	layout->header_len = buf->cursor - start;

@@ -8,7 +8,8 @@
  *
  * Arguments are numbered as the aggregate's transition function numbers
  * them (0 is the state, unused here): secret, C_u, spec, uid, then the
- * GROUP BY values and the values of the partials.
+ * GROUP BY values and the values of the partials (a sample's value is
+ * followed by its size).
  */
 #ifndef ANON_DP_BOUND_LAYOUT_H
 #define ANON_DP_BOUND_LAYOUT_H
@@ -26,6 +27,7 @@
 #define BOUND_FIRST_VALUE_ARG 5
 
 #define BOUND_MAX_COLUMNS 1000
+#define BOUND_MAX_SAMPLE 65536	/* values of a sample column per pair */
 
 /*
  * The integer types' extended hash functions, computed inline: the same
@@ -41,6 +43,8 @@ typedef struct bound_column
 	int			argno;			/* argument holding its value, -1 for count(*) */
 	Oid			type;			/* type of the value read (group: the key's type) */
 	Oid			collation;
+	int32		sample_size;	/* BOUND_SPEC_SAMPLE: at most this many values
+								 * per pair (its argument after the value) */
 	/* GROUP BY values only */
 	int16		typlen;
 	bool		typbyval;

@@ -1,6 +1,7 @@
 /*
  * bound_partials.c -- the per-user partials of one-pass bounding: count, sum,
- * avg, min and max of a user's rows in one partition, each in one cell.
+ * avg, min and max of a user's rows in one partition, each in one cell, and
+ * the sample of up to m of its values that row-level quantiles use.
  *
  * A per-user partial never raises an error on data; it is clamped to finite
  * bounds (of magnitude at most 1e250) afterwards.  A bigint sum past
@@ -19,6 +20,8 @@
 
 #include "bound/bound_partials.h"
 #include "bound/bound_spec.h"
+#include "dp/dp_rng.h"
+#include "dp/dp_sampler.h"
 
 /* a + b, or +-Infinity when the numeric sum leaves numeric's range */
 static Datum
@@ -116,6 +119,193 @@ add_bigint(bound_cell *cell, int64 value, MemoryContext context)
 									   context));
 }
 
+/* ---- samples (BOUND_SPEC_SAMPLE) ----
+ *
+ * The partial of ANON_MEDIAN and ANON_NTILE: what anon_dp_sample (the
+ * two-step form's partial, src/functions/user_samples.c) returns for the
+ * pair, in the same distribution: a uniformly random subset of min(m, t) of
+ * the pair's t non-NaN values, in uniformly random order (dp_ntile_rows_
+ * adaptive uses the first j of them as a uniform subset of j), from the
+ * CSPRNG.  Filling, the t-th value goes to a uniform position j < t and the
+ * value there moves to the end ("inside-out" Fisher-Yates); once full, it
+ * replaces position j when a uniform j < t falls below m (reservoir
+ * sampling).  By induction every ordered m-tuple of distinct values of the
+ * first t is then equally likely: a tuple holding the t-th value at
+ * position j had probability (t - m) / N(t - 1) * m / t * 1 / m = 1 / N(t),
+ * N(t) = t! / (t - m)!, and one without it 1 / N(t - 1) * (1 - m / t).  So no
+ * shuffle is needed when the sample is read, and the bytes of a state stay a
+ * function of the state (anon_dp_bounded_column is immutable).
+ */
+
+static bound_sample *
+sample_alloc(int32 capacity, MemoryContext context)
+{
+	bound_sample *sample = MemoryContextAlloc(context, BOUND_SAMPLE_SIZE(capacity));
+
+	sample->capacity = capacity;
+	sample->used = 0;
+	return sample;
+}
+
+/*
+ * A sample of one value (m = 1, the default of anon_dp.max_rows_contributed)
+ * lives in the cell itself, as a minimum does: no allocation, so a user's
+ * state stays as small as ANON_SUM's and more users fit in hash_mem.
+ */
+static inline bool
+sample_inline(bound_column *col)
+{
+	return col->sample_size == 1;
+}
+
+bool
+bound_sample_byref(bound_column *col)
+{
+	return !sample_inline(col);
+}
+
+const double *
+bound_sample_values(bound_column *col, bound_cell *cell, int32 *used)
+{
+	bound_sample *sample;
+
+	if (!cell->present)
+	{
+		*used = 0;
+		return NULL;
+	}
+	if (sample_inline(col))
+	{
+		*used = 1;
+		return &cell->v.real;
+	}
+	sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+	*used = sample->used;
+	return sample->values;
+}
+
+static void
+sample_add(bound_column *col, bound_cell *cell, double x, MemoryContext context)
+{
+	bound_sample *sample;
+	uint64		seen;
+
+	if (isnan(x))
+		return;					/* anon_dp_sample skips NaN: it is no value */
+	seen = cell->present ? (uint64) cell->count : 0;
+	if (sample_inline(col))
+	{
+		/* the t-th value replaces the kept one with probability 1 / t */
+		if (seen == 0 || dp_uniform_below(dp_rng_secure(), seen + 1) == 0)
+			cell->v.real = x;
+		cell->count = (int64) seen + 1;
+		cell->present = true;
+		return;
+	}
+	if (!cell->present)
+	{
+		/* a few values first: most pairs have few rows, m may be 65536 */
+		cell->v.datum = PointerGetDatum(sample_alloc(Min(col->sample_size, 4), context));
+		cell->present = true;
+	}
+	sample = (bound_sample *) DatumGetPointer(cell->v.datum);
+	if (sample->used < col->sample_size)
+	{
+		uint64		j;
+
+		if (sample->used == sample->capacity)
+		{
+			sample->capacity = Min(sample->capacity * 2, col->sample_size);
+			sample = repalloc(sample, BOUND_SAMPLE_SIZE(sample->capacity));
+			cell->v.datum = PointerGetDatum(sample);
+		}
+		j = sample->used == 0 ? 0 : dp_uniform_below(dp_rng_secure(), (uint64) sample->used + 1);
+		sample->values[sample->used] = sample->values[j];
+		sample->values[j] = x;
+		sample->used++;
+	}
+	else
+	{
+		uint64		j = dp_uniform_below(dp_rng_secure(), seen + 1);
+
+		if (j < (uint64) sample->used)
+			sample->values[j] = x;
+	}
+	cell->count = (int64) seen + 1;
+}
+
+/* an empty cell becomes a sample holding values (1 .. m of them), seen in all */
+void
+bound_sample_set(bound_column *col, bound_cell *cell, const double *values, int32 used,
+				 int64 seen, MemoryContext context)
+{
+	if (sample_inline(col))
+		cell->v.real = values[0];
+	else
+	{
+		bound_sample *sample = sample_alloc(Max(used, 1), context);
+
+		memcpy(sample->values, values, sizeof(double) * used);
+		sample->used = used;
+		cell->v.datum = PointerGetDatum(sample);
+	}
+	cell->count = seen;
+	cell->present = true;
+}
+
+/*
+ * Two samples of one pair (from two workers, of a and b values) merged into
+ * a sample of the a + b values: sequential draws without replacement from
+ * the union, each from the first side with probability (its values not yet
+ * drawn) / (all not yet drawn), and then a uniform one of that side's sample
+ * not yet drawn.  A uniform element of a uniform subset of the side's
+ * remaining values is a uniform one of them, so the result is a uniformly
+ * random min(m, a + b)-subset in uniformly random order, as if one state had
+ * seen all the values.
+ */
+static void
+sample_merge(bound_column *col, bound_cell *into, bound_cell *from, MemoryContext context)
+{
+	int32		in_a;
+	int32		in_b;
+	const double *values_a = bound_sample_values(col, into, &in_a);
+	const double *values_b = bound_sample_values(col, from, &in_b);
+	uint64		left_a = (uint64) into->count;
+	uint64		left_b = (uint64) from->count;
+	int64		seen = into->count + from->count;
+	int32		total = (int32) Min((uint64) col->sample_size, left_a + left_b);
+	double	   *pool_a = palloc(sizeof(double) * Max(in_a, 1));
+	double	   *pool_b = palloc(sizeof(double) * Max(in_b, 1));
+	double	   *merged = palloc(sizeof(double) * Max(total, 1));
+	int32		t;
+
+	memcpy(pool_a, values_a, sizeof(double) * in_a);
+	memcpy(pool_b, values_b, sizeof(double) * in_b);
+	for (t = 0; t < total; t++)
+	{
+		bool		first = dp_uniform_below(dp_rng_secure(), left_a + left_b) < left_a;
+		double	   *pool = first ? pool_a : pool_b;
+		int32	   *in = first ? &in_a : &in_b;
+		uint64		j;
+
+		if (*in == 0)
+			elog(ERROR, "anon_dp_bound_partitions: a sample holds fewer values than it saw");
+		j = dp_uniform_below(dp_rng_secure(), (uint64) *in);
+		merged[t] = pool[j];
+		pool[j] = pool[--(*in)];
+		if (first)
+			left_a--;
+		else
+			left_b--;
+	}
+	if (!sample_inline(col))
+		pfree(DatumGetPointer(into->v.datum));
+	bound_sample_set(col, into, merged, total, seen, context);
+	pfree(pool_a);
+	pfree(pool_b);
+	pfree(merged);
+}
+
 /* fold one non-NULL argument value (or one row, for BOUND_SPEC_ROWS) into a partial */
 void
 bound_partial_add(bound_column *col, bound_cell *cell, Datum value, MemoryContext context)
@@ -168,6 +358,9 @@ bound_partial_add(bound_column *col, bound_cell *cell, Datum value, MemoryContex
 				cell->v.real = DatumGetFloat8(value);
 			cell->present = true;
 			break;
+		case BOUND_SPEC_SAMPLE:
+			sample_add(col, cell, DatumGetFloat8(value), context);
+			break;
 	}
 }
 
@@ -209,6 +402,17 @@ bound_partial_merge(bound_column *col, bound_cell *into, bound_cell *from, Memor
 			into->v.real = into->present ? into->v.real + from->v.real : from->v.real;
 			into->count += from->count;
 			into->present = true;
+			break;
+		case BOUND_SPEC_SAMPLE:
+			if (into->present)
+				sample_merge(col, into, from, context);
+			else
+			{
+				int32		used;
+				const double *theirs = bound_sample_values(col, from, &used);
+
+				bound_sample_set(col, into, theirs, used, from->count, context);
+			}
 			break;
 	}
 }

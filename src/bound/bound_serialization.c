@@ -111,6 +111,18 @@ bound_state_serialize(bound_state *state)
 					pq_sendint64(&buf, cell->count);
 					pq_sendfloat8(&buf, cell->v.real);
 					break;
+				case BOUND_SPEC_SAMPLE:
+					{
+						int32		used;
+						const double *values = bound_sample_values(col, cell, &used);
+						int32		v;
+
+						pq_sendint64(&buf, cell->count);
+						pq_sendint32(&buf, used);
+						for (v = 0; v < used; v++)
+							pq_sendfloat8(&buf, values[v]);
+					}
+					break;
 				default:
 					pq_sendfloat8(&buf, cell->v.real);
 					break;
@@ -134,6 +146,30 @@ receive_value(StringInfo buf, FmgrInfo *recv, Oid ioparam)
 	initStringInfo(&value);
 	appendBinaryStringInfo(&value, pq_getmsgbytes(buf, len), len);
 	return ReceiveFunctionCall(recv, &value, ioparam, -1);
+}
+
+/*
+ * a sample cell: values seen, values kept (min(m, seen), as the reservoir
+ * always holds: merging two samples relies on it), the values
+ */
+static void
+read_sample(StringInfo buf, bound_column *col, bound_cell *cell)
+{
+	int64		seen = bound_blob_int64(buf);
+	int32		used = bound_blob_int32(buf);
+	double	   *values;
+	int32		v;
+
+	if (used < 1 || seen < used || (int64) used != Min((int64) col->sample_size, seen) ||
+		(Size) used * sizeof(double) > (Size) (buf->len - buf->cursor))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_column: invalid sample")));
+	values = palloc(sizeof(double) * used);
+	for (v = 0; v < used; v++)
+		values[v] = bound_blob_float8(buf);
+	bound_sample_set(col, cell, values, used, seen, CurrentMemoryContext);
+	pfree(values);
 }
 
 /*
@@ -195,6 +231,9 @@ bound_state_read(bound_layout *layout, StringInfo buf)
 				case BOUND_SPEC_MEAN:
 					cell->count = bound_blob_int64(buf);
 					cell->v.real = bound_blob_float8(buf);
+					break;
+				case BOUND_SPEC_SAMPLE:
+					read_sample(buf, col, cell);
 					break;
 				default:
 					cell->v.real = bound_blob_float8(buf);

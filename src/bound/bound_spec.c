@@ -18,6 +18,7 @@ static const bound_spec_column columns[] = {
 	{BOUND_SPEC_MEAN, FLOAT8OID, FLOAT8OID},
 	{BOUND_SPEC_MIN, FLOAT8OID, FLOAT8OID},
 	{BOUND_SPEC_MAX, FLOAT8OID, FLOAT8OID},
+	{BOUND_SPEC_SAMPLE, FLOAT8OID, BYTEAOID},
 };
 
 const bound_spec_column *

@@ -19,6 +19,9 @@
 #define BOUND_SPEC_MEAN			'a' /* avg of a double precision argument -> double precision */
 #define BOUND_SPEC_MIN			'l' /* min of a double precision argument -> double precision */
 #define BOUND_SPEC_MAX			'h' /* max of a double precision argument -> double precision */
+#define BOUND_SPEC_SAMPLE		's' /* up to m of the user's double precision values at random,
+									 * m its second argument (int4, constant) -> bytea
+									 * (anon_dp_bounded_sample reads it as float8[]) */
 
 typedef struct bound_spec_column
 {

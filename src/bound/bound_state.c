@@ -82,7 +82,9 @@ cells_release(bound_layout *layout, bound_cell *cells)
 	{
 		bound_column *col = &layout->columns[i];
 		bool		byref = col->kind == BOUND_SPEC_GROUP ? !col->typbyval :
-			(col->kind == BOUND_SPEC_SUM_NUMERIC || (col->kind == BOUND_SPEC_SUM_BIGINT && cells[i].wide));
+			(col->kind == BOUND_SPEC_SUM_NUMERIC ||
+			 (col->kind == BOUND_SPEC_SAMPLE && bound_sample_byref(col)) ||
+			 (col->kind == BOUND_SPEC_SUM_BIGINT && cells[i].wide));
 
 		if (byref && cells[i].present && DatumGetPointer(cells[i].v.datum) != NULL)
 			pfree(DatumGetPointer(cells[i].v.datum));

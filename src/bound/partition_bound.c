@@ -19,7 +19,8 @@
  * aggregate needs no prior GROUP BY uid, g: a row whose key is above the
  * C_u-th smallest key seen so far for its user is dropped at once, a row of
  * a kept pair updates that pair's per-user partials (count, sum, avg, min,
- * max), and a new pair with a smaller key evicts the largest.  A pair whose
+ * max, or the sample of up to m values of ANON_MEDIAN and ANON_NTILE), and a
+ * new pair with a smaller key evicts the largest.  A pair whose
  * key ends among the C_u smallest was admitted at its first row and never
  * evicted, so its partials are complete.  Keys of distinct pairs are
  * independent and uniform to anyone without the secret, so each
@@ -54,6 +55,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
@@ -299,6 +301,18 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 			case BOUND_SPEC_MEAN:
 				values[p] = Float8GetDatum(cell->v.real / (double) cell->count);
 				break;
+			case BOUND_SPEC_SAMPLE:
+				{
+					int32		used;
+					const double *kept = bound_sample_values(col, cell, &used);
+					Size		size = sizeof(double) * used;
+					bytea	   *bytes = palloc(VARHDRSZ + size);
+
+					SET_VARSIZE(bytes, VARHDRSZ + size);
+					memcpy(VARDATA(bytes), kept, size);
+					values[p] = PointerGetDatum(bytes);
+				}
+				break;
 			default:
 				values[p] = Float8GetDatum(cell->v.real);
 				break;
@@ -308,6 +322,40 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 	get_typlenbyvalalign(col->type, &typlen, &typbyval, &typalign);
 	PG_RETURN_ARRAYTYPE_P(construct_md_array(values, nulls, 1, dims, lbs, col->type,
 											 typlen, typbyval, typalign));
+}
+
+/*
+ * anon_dp_bounded_sample(bytea) -> float8[]: a sample column's value for one
+ * pair (its kept values, as anon_dp_bounded_column returns them) as the
+ * array anon_dp_sample would have returned, which dp_ntile_rows reads.  An
+ * array cannot hold arrays, so the pairs' samples travel through
+ * anon_dp_bounded_column as bytea.
+ */
+PG_FUNCTION_INFO_V1(anon_dp_bounded_sample);
+Datum
+anon_dp_bounded_sample(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
+	Size		len = VARSIZE_ANY_EXHDR(bytes);
+	int			n = (int) (len / sizeof(double));
+	Datum	   *elements;
+	int			i;
+
+	if (len % sizeof(double) != 0 || n == 0 || n > BOUND_MAX_SAMPLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("anon_dp_bounded_sample: not a sample of anon_dp_bound_partitions"),
+				 errhint("anon_dp_bounded_sample is written by the anonymization rewriter; write ANON_MEDIAN or ANON_NTILE instead.")));
+	elements = palloc(sizeof(Datum) * n);
+	for (i = 0; i < n; i++)
+	{
+		double		x;
+
+		memcpy(&x, VARDATA_ANY(bytes) + i * sizeof(double), sizeof(double));
+		elements[i] = Float8GetDatum(x);
+	}
+	PG_RETURN_ARRAYTYPE_P(construct_array(elements, n, FLOAT8OID, sizeof(float8),
+										  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 /* anon_dp_bound_witness: the state stays NULL (it is only ever filtered out) */
