@@ -168,8 +168,9 @@ decide_batch(ledger_slot *batch, int n, MemoryContext context)
 	StartTransactionCommand();
 	PG_TRY();
 	{
+		/* PGC_S_OVERRIDE: worker_settings may have raised the setting at that level */
 		if (!standbys_must_confirm())
-			(void) set_config_option("synchronous_commit", "off", PGC_SUSET, PGC_S_SESSION,
+			(void) set_config_option("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE,
 									 GUC_ACTION_LOCAL, true, 0, false);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "charging privacy budgets");
