@@ -325,6 +325,18 @@ ledger_charge(const ledger_charge_request *request, ledger_budget_answer *result
 	memcpy(&answer, slot, sizeof(ledger_slot));
 	slot->state = SLOT_FREE;
 	LWLockRelease(ledger->lock);
+
+	/*
+	 * The worker's commit is durable only once the WAL is flushed past its
+	 * commit record, and nothing may be released before (ledger_worker.c).
+	 * The sessions of one batch, and of the batches committed during a
+	 * flush, share the next flush: XLogFlush returns at once when another
+	 * process has flushed far enough, and otherwise writes and flushes all
+	 * the WAL written so far.  Refusals are flushed too, so that the
+	 * 'refused' row the error mentions survives a crash, as before.
+	 */
+	if (!XLogRecPtrIsInvalid(answer.commit_lsn))
+		XLogFlush(answer.commit_lsn);
 	if (answer.outcome == OUTCOME_REFUSED)
 		report_refusal(&answer.answer);
 	if (answer.outcome != OUTCOME_CHARGED)

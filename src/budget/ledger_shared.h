@@ -11,6 +11,7 @@
 #ifndef ANON_DP_LEDGER_SHARED_H
 #define ANON_DP_LEDGER_SHARED_H
 
+#include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
 #include "storage/lwlock.h"
 
@@ -76,6 +77,9 @@ typedef struct ledger_slot
 	char		statement[LEDGER_STATEMENT_MAX];
 	/* the answer */
 	ledger_outcome outcome;
+	XLogRecPtr	commit_lsn;		/* end of the worker's commit record: the
+								 * backend flushes the WAL up to it before it
+								 * releases anything */
 	ledger_budget_answer answer;
 	char		message[LEDGER_MESSAGE_MAX];
 } ledger_slot;

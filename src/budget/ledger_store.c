@@ -12,6 +12,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "budget/ledger_store.h"
 #include "catalog.h"
@@ -67,14 +68,82 @@ as_ledger(void (*body) (void *), void *arg)
 	SetUserIdAndSecContext(saved_user, saved_context);
 }
 
-static int
-execute(const char *sql, int nargs, Oid *types, Datum *values, int expected)
+/*
+ * The statements of a charge, prepared once by the ledger worker and kept
+ * for its life (ledger_store_charges): parsing and planning them again for
+ * every charge was most of the worker's CPU time per charge.  The plan cache
+ * checks them against later changes of the tables; they are dropped when the
+ * extension's schema is another one.
+ */
+typedef enum charge_statement
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	STATEMENT_CREATE_BUDGET,	/* the budget role's row, when missing */
+	STATEMENT_LOCK_BUDGETS,		/* SELECT_BUDGETS ... FOR UPDATE */
+	STATEMENT_STORE_COMPOSED,	/* a budget's state after a composed charge */
+	STATEMENT_STORE_CONCENTRATED,	/* ... after a concentrated one */
+	STATEMENT_INSERT_ENTRY,		/* the ledger row */
+	CHARGE_STATEMENTS
+} charge_statement;
 
+static SPIPlanPtr charge_plans[CHARGE_STATEMENTS];
+static char *charge_plans_schema = NULL;	/* TopMemoryContext */
+static bool charge_plans_active = false;	/* in ledger_store_charges */
+
+/* forget the kept plans when they were made for another schema */
+static void
+check_charge_plans(void)
+{
+	const char *schema = anon_dp_schema();
+	int			i;
+
+	if (charge_plans_schema != NULL && strcmp(charge_plans_schema, schema) == 0)
+		return;
+	for (i = 0; i < CHARGE_STATEMENTS; i++)
+	{
+		if (charge_plans[i] != NULL)
+			SPI_freeplan(charge_plans[i]);
+		charge_plans[i] = NULL;
+	}
+	if (charge_plans_schema != NULL)
+		pfree(charge_plans_schema);
+	charge_plans_schema = MemoryContextStrdup(TopMemoryContext, schema);
+}
+
+/*
+ * Runs one statement: through its kept plan in the ledger worker's charges
+ * (which = a charge_statement; prepared from sql the first time), else
+ * parsed and planned for this call alone (which < 0).
+ */
+static int
+run_sql(int which, const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+		int expected)
+{
+	int			rc;
+
+	if (which >= 0 && charge_plans_active)
+	{
+		if (charge_plans[which] == NULL)
+		{
+			SPIPlanPtr	plan = SPI_prepare(sql, nargs, types);
+
+			if (plan == NULL || SPI_keepplan(plan) != 0)
+				elog(ERROR, "anon_dp ledger: preparing \"%s\" failed: %s", sql,
+					 SPI_result_code_string(SPI_result));
+			charge_plans[which] = plan;
+		}
+		rc = SPI_execute_plan(charge_plans[which], values, nulls, false, 0);
+	}
+	else
+		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
 	if (rc != expected)
 		elog(ERROR, "anon_dp ledger: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
 	return (int) SPI_processed;
+}
+
+static int
+execute(const char *sql, int nargs, Oid *types, Datum *values, int expected)
+{
+	return run_sql(-1, sql, nargs, types, values, NULL, expected);
 }
 
 /* a column of a result row; NULL reads as 0 */
@@ -163,6 +232,22 @@ decide(budget_charge *c, const dp_charge_cost *cost)
 								   c->basic_fits, &c->after);
 }
 
+/* whether the rows SELECT_BUDGETS returned hold the role's own */
+static bool
+budgets_hold_role(Oid role)
+{
+	uint64		i;
+
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		if (DatumGetObjectId(row_datum(i, 1, &isnull)) == role)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The budgets of a session for a cost, each decided by the accountant.
  * lock: create the budget role's row when missing and lock every row (a
@@ -190,11 +275,25 @@ decide_budgets(const ledger_session *session, const dp_charge_cost *cost, bool l
 	values[3] = Float8GetDatum(cost->delta);
 	values[4] = Float8GetDatum(session->default_epsilon);
 	values[5] = Float8GetDatum(session->default_delta);
-	if (lock)
-		execute(psprintf("INSERT INTO %s (role) VALUES ($1) ON CONFLICT (role) DO NOTHING", budgets),
-				1, types, values, SPI_OK_INSERT);
-	execute(psprintf(SELECT_BUDGETS, budgets, lock ? "FOR UPDATE OF b" : ""),
-			6, types, values, SPI_OK_SELECT);
+	run_sql(lock ? STATEMENT_LOCK_BUDGETS : -1,
+			psprintf(SELECT_BUDGETS, budgets, lock ? "FOR UPDATE OF b" : ""),
+			6, types, values, NULL, SPI_OK_SELECT);
+
+	/*
+	 * A charge needs the budget role's row: create it when the role has
+	 * none yet (ON CONFLICT: an anon_dp_set_budget may be creating it at the
+	 * same time), and read and lock all of them again.  Only then, since the
+	 * INSERT evaluates the table's checks even when the row exists, which
+	 * cost as much as the rest of the statement for every charge.
+	 */
+	if (lock && !budgets_hold_role(session->role))
+	{
+		run_sql(STATEMENT_CREATE_BUDGET,
+				psprintf("INSERT INTO %s (role) VALUES ($1) ON CONFLICT (role) DO NOTHING", budgets),
+				1, types, values, NULL, SPI_OK_INSERT);
+		run_sql(STATEMENT_LOCK_BUDGETS, psprintf(SELECT_BUDGETS, budgets, "FOR UPDATE OF b"),
+				6, types, values, NULL, SPI_OK_SELECT);
+	}
 	charges = palloc0(sizeof(budget_charge) * (SPI_processed + 1));
 	for (i = 0; i < SPI_processed; i++)
 	{
@@ -325,11 +424,12 @@ store_state(const ledger_slot *request, const budget_charge *c)
 	values[6] = Float8GetDatum(c->after.order);
 	values[7] = Float8GetDatum(c->after.conversion_delta);
 	values[8] = exact_text(c->after.event_delta);
-	execute(psprintf("UPDATE %s SET %s, spent_epsilon = spent_epsilon + $2::numeric, "
+	run_sql(c->kind == DP_CHARGE_COMPOSED ? STATEMENT_STORE_COMPOSED : STATEMENT_STORE_CONCENTRATED,
+			psprintf("UPDATE %s SET %s, spent_epsilon = spent_epsilon + $2::numeric, "
 					 "spent_delta = spent_delta + $3::numeric, spent_rho = spent_rho + $4, "
 					 "releases = releases + $5, changed = clock_timestamp() WHERE role = $1",
 					 ledger_table("anon_dp_budgets"), sets),
-			9, types, values, SPI_OK_UPDATE);
+			9, types, values, NULL, SPI_OK_UPDATE);
 }
 
 #define ENTRY_COLUMNS 15
@@ -380,14 +480,14 @@ insert_entry(const ledger_slot *request, const budget_charge *c)
 		nulls[9] = 'n';
 	if (isinf(rho))
 		nulls[10] = 'n';		/* no zCDP account: composed only */
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
-									   "backend_pid, query_id, statement, accounting, rho, "
-									   "cost_epsilon, cost_delta, spent_epsilon, spent_delta) "
-									   "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $6, $7, $8, $9, "
-									   "$10, $11, $12::numeric, $13::numeric, $14::numeric, $15::numeric)",
-									   ledger_table("anon_dp_ledger")),
-							  ENTRY_COLUMNS, types, values, nulls, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "anon_dp ledger: inserting a ledger row failed");
+	run_sql(STATEMENT_INSERT_ENTRY,
+			psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
+					 "backend_pid, query_id, statement, accounting, rho, "
+					 "cost_epsilon, cost_delta, spent_epsilon, spent_delta) "
+					 "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $6, $7, $8, $9, "
+					 "$10, $11, $12::numeric, $13::numeric, $14::numeric, $15::numeric)",
+					 ledger_table("anon_dp_ledger")),
+			ENTRY_COLUMNS, types, values, nulls, SPI_OK_INSERT);
 }
 
 /*
@@ -424,10 +524,43 @@ charge_body(void *arg)
 	request->outcome = OUTCOME_CHARGED;
 }
 
-void
-ledger_store_charge(ledger_slot *request)
+typedef struct charge_batch
 {
-	as_ledger(charge_body, request);
+	ledger_slot *requests;
+	int			n;
+} charge_batch;
+
+/*
+ * The batch's charges one after the other, with the kept plans.  Each
+ * charge sees the budgets as the ones before it left them (the same
+ * transaction), as when each ran in its own SPI connection.
+ */
+static void
+charges_body(void *arg)
+{
+	charge_batch *batch = (charge_batch *) arg;
+	int			i;
+
+	check_charge_plans();
+	charge_plans_active = true;
+	PG_TRY();
+	{
+		for (i = 0; i < batch->n; i++)
+			charge_body(&batch->requests[i]);
+	}
+	PG_FINALLY();
+	{
+		charge_plans_active = false;
+	}
+	PG_END_TRY();
+}
+
+void
+ledger_store_charges(ledger_slot *requests, int n)
+{
+	charge_batch batch = {requests, n};
+
+	as_ledger(charges_body, &batch);
 }
 
 /* ---- what a statement would find ---- */

@@ -15,11 +15,12 @@
 #include "funcapi.h"
 
 /*
- * Charges the request of a slot to each of its budgets unless one of them
- * cannot pay, writes the ledger rows and fills the slot's answer (ledger
- * worker).
+ * Charges the request of each of n slots, in order, to each of its budgets
+ * unless one of them cannot pay, writes the ledger rows and fills the slots'
+ * answers (ledger worker, one transaction).  The statements are prepared
+ * once per process and kept.
  */
-extern void ledger_store_charge(ledger_slot *request);
+extern void ledger_store_charges(ledger_slot *requests, int n);
 
 /* Sets a role's budget (totals), or puts its spending back to zero. */
 extern void ledger_store_set_budget(Oid role, double epsilon, double delta);

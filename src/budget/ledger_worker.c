@@ -3,18 +3,28 @@
  *
  * Started by the first charge in a database, it takes every pending charge
  * of that database, checks and writes them in one transaction
- * (ledger_store.c), commits synchronously, and only then answers the
- * waiting backends.  A charge it has committed is never given back: not by
- * the requester's ROLLBACK, error or death, nor by a crash (the commit is in
- * the WAL before the answer).  It leaves after a short idle time so that
- * DROP DATABASE and CREATE DATABASE ... TEMPLATE do not find it connected.
+ * (ledger_store.c), commits, and answers the waiting backends with the end
+ * of its commit record.  A backend releases nothing before the WAL is
+ * flushed up to that point (ledger.c), so a charge whose release ran is
+ * never given back: not by the requester's ROLLBACK, error or death, nor by
+ * a crash.  Without synchronous standbys the worker does not wait for that
+ * flush itself: it decides the next batch while the backends of this one
+ * wait for the disk, and their flushes are grouped by PostgreSQL's own
+ * group commit (XLogFlush).  With synchronous standbys it commits
+ * synchronously, so that the standbys too have the charge before the
+ * answer.  It leaves after a short idle time so that DROP DATABASE and
+ * CREATE DATABASE ... TEMPLATE do not find it connected.
  */
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "replication/syncrep.h"
+#include "replication/walsender_private.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -106,6 +116,7 @@ answer_batch(ledger_slot *batch, int *indexes, int n)
 		if (slot->state != SLOT_TAKEN)
 			continue;
 		slot->outcome = batch[i].outcome;
+		slot->commit_lsn = batch[i].commit_lsn;
 		slot->answer = batch[i].answer;
 		strlcpy(slot->message, batch[i].message, LEDGER_MESSAGE_MAX);
 		slot->state = SLOT_DONE;
@@ -114,7 +125,40 @@ answer_batch(ledger_slot *batch, int *indexes, int n)
 	LWLockRelease(ledger->lock);
 }
 
-/* One transaction for the batch; any error fails all of it, nothing committed. */
+/*
+ * Whether the commit must wait for synchronous standbys: then the worker
+ * commits synchronously, since only a commit waits for them.  Either the
+ * worker's synchronous_standby_names (reloaded on SIGHUP) or the flag the
+ * commit itself consults (kept by the checkpointer; its layout changed in
+ * 15.13) says so.
+ */
+static bool
+standbys_must_confirm(void)
+{
+	volatile WalSndCtlData *ctl = (volatile WalSndCtlData *) WalSndCtl;
+
+	if (SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
+		return true;
+	if (ctl == NULL)
+		return false;
+#ifdef SYNC_STANDBY_DEFINED
+	return (ctl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
+#else
+	return ctl->sync_standbys_defined;
+#endif
+}
+
+/*
+ * One transaction for the batch; any error fails all of it, nothing
+ * committed.  Without synchronous standbys the commit does not wait for its
+ * WAL flush (synchronous_commit = off for this transaction only): each
+ * backend flushes up to commit_lsn before it releases (ledger.c), so while
+ * the disk flushes this batch the worker can already decide the next one.
+ * A crash before that flush loses the batch, whose releases never ran; a
+ * later batch's flush covers every earlier commit record, so the ledger
+ * that survives is always a prefix of the decisions, and no decision was
+ * made against spending that a surviving decision does not also include.
+ */
 static void
 decide_batch(ledger_slot *batch, int n, MemoryContext context)
 {
@@ -124,12 +168,17 @@ decide_batch(ledger_slot *batch, int n, MemoryContext context)
 	StartTransactionCommand();
 	PG_TRY();
 	{
+		/* PGC_S_OVERRIDE: worker_settings may have raised the setting at that level */
+		if (!standbys_must_confirm())
+			(void) set_config_option("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE,
+									 GUC_ACTION_LOCAL, true, 0, false);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "charging privacy budgets");
-		for (i = 0; i < n; i++)
-			ledger_store_charge(&batch[i]);
+		ledger_store_charges(batch, n);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
+		for (i = 0; i < n; i++)
+			batch[i].commit_lsn = XactLastCommitEnd;
 		/* WAL and table statistics, so that autovacuum sees the ledger grow */
 		pgstat_report_stat(false);
 	}
@@ -144,6 +193,7 @@ decide_batch(ledger_slot *batch, int n, MemoryContext context)
 		for (i = 0; i < n; i++)
 		{
 			batch[i].outcome = OUTCOME_FAILED;
+			batch[i].commit_lsn = InvalidXLogRecPtr;
 			strlcpy(batch[i].message, error->message, LEDGER_MESSAGE_MAX);
 		}
 		ereport(LOG,
@@ -196,6 +246,8 @@ anon_dp_ledger_worker_main(Datum arg)
 
 	worker_dbid = DatumGetObjectId(arg);
 	pqsignal(SIGTERM, die);
+	/* synchronous_standby_names and synchronous_commit may change while it runs */
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(worker_dbid, InvalidOid, 0);
 	if (ledger == NULL || !claim_entry())
@@ -212,6 +264,12 @@ anon_dp_ledger_worker_main(Datum arg)
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			worker_settings();
+		}
 		n = take_batch(batch, indexes);
 		if (n > 0)
 		{

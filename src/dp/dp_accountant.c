@@ -159,16 +159,39 @@ dp_charge_kind_name(dp_charge_kind kind)
  * cancelling large values, and what cancels between ln(1/d) and ln a is
  * covered by an absolute margin of their size.
  */
+/* the parts of K(a, d) that depend on a alone */
+typedef struct order_terms
+{
+	long double a;
+	long double am1;
+	long double log_a;
+	long double tail;
+} order_terms;
+
+static void
+order_terms_of(long double a, order_terms *terms)
+{
+	terms->a = a;
+	terms->am1 = a - 1.0L;
+	terms->log_a = logl(a);
+	terms->tail = terms->am1 * log1pl(-1.0L / a);
+}
+
+/* K(a, d) from a's terms and ln(1/d) */
+static long double
+conversion_of(const order_terms *terms, long double inv_d)
+{
+	return (inv_d + terms->tail - terms->log_a) / terms->am1 +
+		(inv_d + fabsl(terms->tail) + terms->log_a + 1.0L) * MARGIN / terms->am1;
+}
+
 static long double
 conversion(long double a, long double d)
 {
-	long double am1 = a - 1.0L;
-	long double inv_d = -logl(d);
-	long double log_a = logl(a);
-	long double tail = am1 * log1pl(-1.0L / a);
+	order_terms terms;
 
-	return (inv_d + tail - log_a) / am1 +
-		(inv_d + fabsl(tail) + log_a + 1.0L) * MARGIN / am1;
+	order_terms_of(a, &terms);
+	return conversion_of(&terms, -logl(d));
 }
 
 double
@@ -305,13 +328,102 @@ switch_capacity(const dp_ledger_state *before, double budget_epsilon, double bud
 	return 1.0 + fits_concentrated(&after, budget_epsilon, budget_delta, cost);
 }
 
-/* the room for charges once the conversion is paid at order a, per unit of cost */
+/* the room for charges once the conversion is paid at an order, per unit of cost */
 static long double
-room_per_cost(long double room, const dp_charge_cost *cost, long double a, long double d)
+room_per_cost(long double room, const dp_charge_cost *cost, const order_terms *terms,
+			  long double inv_d)
 {
-	long double c = renyi(cost, a);
+	long double c = renyi(cost, terms->a);
 
-	return (room - conversion(a, d)) / (c > 0.0L ? c : 1e-300L);
+	return (room - conversion_of(terms, inv_d)) / (c > 0.0L ? c : 1e-300L);
+}
+
+static long double
+room_per_cost_at(long double room, const dp_charge_cost *cost, long double t, long double inv_d)
+{
+	order_terms terms;
+
+	order_terms_of(1.0L + powl(10.0L, t), &terms);
+	return room_per_cost(room, cost, &terms, inv_d);
+}
+
+/*
+ * The grid's orders and their terms, computed once per process: they depend
+ * on nothing else, and computing them for every charge (a power and two
+ * logarithms in long double at each of the 501 points, twice per charge)
+ * was most of the ledger worker's CPU time.  The values are the same as
+ * computed in place, so the chosen order is too.
+ */
+static order_terms order_grid[ORDER_GRID + 1];
+static bool order_grid_ready = false;
+
+static void
+prepare_order_grid(void)
+{
+	long double step = (ORDER_LOG10_MAX - ORDER_LOG10_MIN) / ORDER_GRID;
+	int			i;
+
+	if (order_grid_ready)
+		return;
+	for (i = 0; i <= ORDER_GRID; i++)
+		order_terms_of(1.0L + powl(10.0L, ORDER_LOG10_MIN + step * i), &order_grid[i]);
+	order_grid_ready = true;
+}
+
+/*
+ * What choose_order depends on, and the orders it chose last: a charge asks
+ * for the order of its budget's state before it (dp_accountant_charge) and
+ * of the state after it (dp_accountant_fits, for the answer), and the next
+ * charge of the same kind asks again for the latter.  The key is compared
+ * bit for bit, so a remembered order is exactly the one computed again.
+ */
+typedef struct order_key
+{
+	double		budget_epsilon;
+	double		composed_epsilon;
+	double		pure_epsilon;
+	double		rho_pure;
+	double		rho_gauss;
+	double		conversion_delta;
+} order_key;
+
+#define ORDER_MEMORY 4
+
+static struct
+{
+	order_key	key;
+	double		order;
+	bool		valid;
+}			order_memory[ORDER_MEMORY];
+static int	order_memory_next = 0;
+
+static double choose_order_computed(const dp_ledger_state *before, double budget_epsilon,
+									const dp_charge_cost *cost, double conversion_delta);
+
+static double
+choose_order(const dp_ledger_state *before, double budget_epsilon,
+			 const dp_charge_cost *cost, double conversion_delta)
+{
+	order_key	key;
+	double		order;
+	int			i;
+
+	memset(&key, 0, sizeof(key));
+	key.budget_epsilon = budget_epsilon;
+	key.composed_epsilon = before->composed_epsilon;
+	key.pure_epsilon = cost->pure_epsilon;
+	key.rho_pure = cost->rho_pure;
+	key.rho_gauss = cost->rho_gauss;
+	key.conversion_delta = conversion_delta;
+	for (i = 0; i < ORDER_MEMORY; i++)
+		if (order_memory[i].valid && memcmp(&order_memory[i].key, &key, sizeof(key)) == 0)
+			return order_memory[i].order;
+	order = choose_order_computed(before, budget_epsilon, cost, conversion_delta);
+	order_memory[order_memory_next].key = key;
+	order_memory[order_memory_next].order = order;
+	order_memory[order_memory_next].valid = true;
+	order_memory_next = (order_memory_next + 1) % ORDER_MEMORY;
+	return order;
 }
 
 /*
@@ -320,21 +432,23 @@ room_per_cost(long double room, const dp_charge_cost *cost, long double a, long 
  * over log(a - 1) and a golden-section refinement).
  */
 static double
-choose_order(const dp_ledger_state *before, double budget_epsilon,
-			 const dp_charge_cost *cost, double conversion_delta)
+choose_order_computed(const dp_ledger_state *before, double budget_epsilon,
+					  const dp_charge_cost *cost, double conversion_delta)
 {
 	long double room = (long double) budget_epsilon - composed_upper(before);
 	long double step = (ORDER_LOG10_MAX - ORDER_LOG10_MIN) / ORDER_GRID;
+	long double inv_d = -logl((long double) conversion_delta);
 	long double best_t = ORDER_LOG10_MIN;
 	long double best = -INFINITY;
 	long double lo;
 	long double hi;
 	int			i;
 
+	prepare_order_grid();
 	for (i = 0; i <= ORDER_GRID; i++)
 	{
 		long double t = ORDER_LOG10_MIN + step * i;
-		long double v = room_per_cost(room, cost, 1.0L + powl(10.0L, t), conversion_delta);
+		long double v = room_per_cost(room, cost, &order_grid[i], inv_d);
 
 		if (v > best)
 		{
@@ -349,8 +463,7 @@ choose_order(const dp_ledger_state *before, double budget_epsilon,
 		long double m1 = hi - (hi - lo) * 0.6180339887498949L;
 		long double m2 = lo + (hi - lo) * 0.6180339887498949L;
 
-		if (room_per_cost(room, cost, 1.0L + powl(10.0L, m1), conversion_delta) <
-			room_per_cost(room, cost, 1.0L + powl(10.0L, m2), conversion_delta))
+		if (room_per_cost_at(room, cost, m1, inv_d) < room_per_cost_at(room, cost, m2, inv_d))
 			lo = m1;
 		else
 			hi = m2;
