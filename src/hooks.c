@@ -55,6 +55,7 @@
 #include "guard/guard.h"
 #include "guard/roles.h"
 #include "guard/hidden_builtins.h"
+#include "guard/untrusted_code.h"
 #include "hooks.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
@@ -280,7 +281,7 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
  * function an expression, aggregate or window of the statement calls, built
  * in or not, after its EXECUTE privilege was checked): the backstop for the
  * built-ins an anonymized session may not call however the call was reached
- * (hidden_builtins.h).
+ * (hidden_builtins.h) and for code anon_dp cannot follow (untrusted_code.h).
  */
 static void
 anon_dp_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
@@ -288,7 +289,10 @@ anon_dp_object_access(ObjectAccessType access, Oid classId, Oid objectId, int su
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 	if (access == OAT_FUNCTION_EXECUTE)
+	{
 		guard_function_lookup(objectId);
+		guard_untrusted_code_call(objectId);
+	}
 }
 
 void

@@ -6,7 +6,16 @@
  * function except pg_stat_get_activity and pg_stat_get_backend_*, and
  * pg_stat_have_stats (exact counters of rows read, returned, inserted, ...
  * of any table or index, also public ones that a query over private rows
- * walks as a private value says); the sizes of relations, databases and
+ * walks as a private value says); the positions of the write-ahead log
+ * (pg_current_wal_*_lsn, pg_last_wal_*_lsn, pg_control_checkpoint and
+ * pg_control_recovery, the replication slots' view: a read writes WAL when
+ * it prunes a page or, with data checksums or wal_log_hints, sets hint bits,
+ * so the WAL a query wrote tells which pages it visited); the server's
+ * files and memory (pg_ls_*dir, pg_read_*file, pg_stat_file, the log file's
+ * name, pg_get_backend_memory_contexts: not executable by PUBLIC, but a
+ * membership in pg_monitor or pg_read_server_files would lend them, and the
+ * log, temporary files and memory contexts show what queries did with
+ * private rows); the sizes of relations, databases and
  * tablespaces (anon_dp's catalog masking gives analysts the sizes of public
  * relations through anon_dp_masked_size); the lock functions; and the
  * sequence functions, refused in statements (a serial column's counter
@@ -26,6 +35,8 @@ typedef enum hidden_kind
 	HIDDEN_STATISTICS,
 	HIDDEN_SIZE,
 	HIDDEN_LOCKS,
+	HIDDEN_WAL_POSITION,
+	HIDDEN_SERVER_STATE,
 	HIDDEN_COUNTER_SEQUENCE		/* refused in statements only */
 } hidden_kind;
 
@@ -58,6 +69,7 @@ static const hidden_builtin hidden[] = {
 	{1945, "pg_stat_get_db_blocks_hit(oid)", HIDDEN_STATISTICS},
 	{1972, "pg_stat_get_tuples_hot_updated(oid)", HIDDEN_STATISTICS},
 	{2168, "pg_database_size(name)", HIDDEN_SIZE},
+	{2282, "pg_get_backend_memory_contexts()", HIDDEN_SERVER_STATE},
 	{2286, "pg_total_relation_size(regclass)", HIDDEN_SIZE},
 	{2306, "pg_stat_get_slru()", HIDDEN_STATISTICS},
 	{2322, "pg_tablespace_size(oid)", HIDDEN_SIZE},
@@ -67,6 +79,9 @@ static const hidden_builtin hidden[] = {
 	{2332, "pg_relation_size(regclass,text)", HIDDEN_SIZE},
 	{2559, "lastval()", HIDDEN_COUNTER_SEQUENCE},
 	{2561, "pg_blocking_pids(integer)", HIDDEN_LOCKS},
+	{2623, "pg_stat_file(text)", HIDDEN_SERVER_STATE},
+	{2624, "pg_read_file(text,bigint,bigint)", HIDDEN_SERVER_STATE},
+	{2625, "pg_ls_dir(text)", HIDDEN_SERVER_STATE},
 	{2758, "pg_stat_get_db_tuples_returned(oid)", HIDDEN_STATISTICS},
 	{2759, "pg_stat_get_db_tuples_fetched(oid)", HIDDEN_STATISTICS},
 	{2760, "pg_stat_get_db_tuples_inserted(oid)", HIDDEN_STATISTICS},
@@ -84,6 +99,8 @@ static const hidden_builtin hidden[] = {
 	{2784, "pg_stat_get_last_autoanalyze_time(oid)", HIDDEN_STATISTICS},
 	{2844, "pg_stat_get_db_blk_read_time(oid)", HIDDEN_STATISTICS},
 	{2845, "pg_stat_get_db_blk_write_time(oid)", HIDDEN_STATISTICS},
+	{2849, "pg_current_wal_lsn()", HIDDEN_WAL_POSITION},
+	{2852, "pg_current_wal_insert_lsn()", HIDDEN_WAL_POSITION},
 	{2859, "pg_stat_get_buf_alloc()", HIDDEN_STATISTICS},
 	{2878, "pg_stat_get_live_tuples(oid)", HIDDEN_STATISTICS},
 	{2879, "pg_stat_get_dead_tuples(oid)", HIDDEN_STATISTICS},
@@ -125,13 +142,34 @@ static const hidden_builtin hidden[] = {
 	{3161, "pg_stat_get_checkpoint_sync_time()", HIDDEN_STATISTICS},
 	{3177, "pg_stat_get_mod_since_analyze(oid)", HIDDEN_STATISTICS},
 	{3195, "pg_stat_get_archiver()", HIDDEN_STATISTICS},
+	{3293, "pg_read_file(text,bigint,bigint,boolean)", HIDDEN_SERVER_STATE},
+	{3295, "pg_read_binary_file(text,bigint,bigint,boolean)", HIDDEN_SERVER_STATE},
+	{3297, "pg_ls_dir(text,boolean,boolean)", HIDDEN_SERVER_STATE},
+	{3307, "pg_stat_file(text,boolean)", HIDDEN_SERVER_STATE},
 	{3317, "pg_stat_get_wal_receiver()", HIDDEN_STATISTICS},
 	{3318, "pg_stat_get_progress_info(text)", HIDDEN_STATISTICS},
+	{3330, "pg_current_wal_flush_lsn()", HIDDEN_WAL_POSITION},
+	{3353, "pg_ls_logdir()", HIDDEN_SERVER_STATE},
+	{3354, "pg_ls_waldir()", HIDDEN_SERVER_STATE},
 	{3376, "pg_safe_snapshot_blocking_pids(integer)", HIDDEN_LOCKS},
 	{3426, "pg_stat_get_db_checksum_failures(oid)", HIDDEN_STATISTICS},
 	{3428, "pg_stat_get_db_checksum_last_failure(oid)", HIDDEN_STATISTICS},
+	{3442, "pg_control_checkpoint()", HIDDEN_WAL_POSITION},
+	{3443, "pg_control_recovery()", HIDDEN_WAL_POSITION},
+	{3781, "pg_get_replication_slots()", HIDDEN_WAL_POSITION},
 	{3788, "pg_stat_get_snapshot_timestamp()", HIDDEN_STATISTICS},
+	{3800, "pg_current_logfile()", HIDDEN_SERVER_STATE},
+	{3801, "pg_current_logfile(text)", HIDDEN_SERVER_STATE},
+	{3820, "pg_last_wal_receive_lsn()", HIDDEN_WAL_POSITION},
+	{3821, "pg_last_wal_replay_lsn()", HIDDEN_WAL_POSITION},
+	{3826, "pg_read_file(text)", HIDDEN_SERVER_STATE},
+	{3827, "pg_read_binary_file(text,bigint,bigint)", HIDDEN_SERVER_STATE},
+	{3828, "pg_read_binary_file(text)", HIDDEN_SERVER_STATE},
 	{4032, "pg_sequence_last_value(regclass)", HIDDEN_COUNTER_SEQUENCE},
+	{4100, "pg_read_file_old(text,bigint,bigint)", HIDDEN_SERVER_STATE},
+	{5029, "pg_ls_tmpdir()", HIDDEN_SERVER_STATE},
+	{5030, "pg_ls_tmpdir(oid)", HIDDEN_SERVER_STATE},
+	{5031, "pg_ls_archive_statusdir()", HIDDEN_SERVER_STATE},
 	{5053, "pg_stat_get_ins_since_vacuum(oid)", HIDDEN_STATISTICS},
 	{6118, "pg_stat_get_subscription(oid)", HIDDEN_STATISTICS},
 	{6169, "pg_stat_get_replication_slot(text)", HIDDEN_STATISTICS},
@@ -145,6 +183,9 @@ static const hidden_builtin hidden[] = {
 	{6230, "pg_stat_have_stats(text,oid,oid)", HIDDEN_STATISTICS},
 	{6231, "pg_stat_get_subscription_stats(oid)", HIDDEN_STATISTICS},
 	{6248, "pg_stat_get_recovery_prefetch()", HIDDEN_STATISTICS},
+	{6270, "pg_ls_logicalsnapdir()", HIDDEN_SERVER_STATE},
+	{6271, "pg_ls_logicalmapdir()", HIDDEN_SERVER_STATE},
+	{6272, "pg_ls_replslotdir(text)", HIDDEN_SERVER_STATE},
 };
 
 static const hidden_builtin *
@@ -181,6 +222,20 @@ refuse_hidden(const hidden_builtin *entry)
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("permission denied for function %s: anonymized roles cannot read the locks of their queries", name),
 					 errdetail("%s() shows locks the session's own queries took.", name),
+					 errhint("Ask an administrator whose session is not anonymized.")));
+			break;
+		case HIDDEN_WAL_POSITION:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for function %s: anonymized roles cannot read the position of the write-ahead log", name),
+					 errdetail("How much WAL a query writes depends on the rows it reads (pages it prunes, hint bits logged with data checksums), so the position before and after a query tells which rows it visited."),
+					 errhint("Ask an administrator whose session is not anonymized.")));
+			break;
+		case HIDDEN_SERVER_STATE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for function %s: anonymized roles cannot read the server's files or memory", name),
+					 errdetail("The server's log, temporary files and memory contexts show what queries did with private rows (planner estimates, how much a query spilled to disk, the sizes of its hash tables), whatever role a membership in pg_monitor or pg_read_server_files lends."),
 					 errhint("Ask an administrator whose session is not anonymized.")));
 			break;
 		case HIDDEN_SIZE:

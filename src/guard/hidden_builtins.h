@@ -1,6 +1,7 @@
 /*
  * hidden_builtins.h -- built-in functions an anonymized session may not call
- * anywhere: the cumulative statistics counters, the sizes of relations,
+ * anywhere: the cumulative statistics counters, the positions of the
+ * write-ahead log, the server's files and memory, the sizes of relations,
  * databases and tablespaces, the lock functions and the sequence counters
  * (doc/access.md §3).
  *

@@ -23,6 +23,7 @@
 #include "guard/discovery.h"
 #include "guard/guard.h"
 #include "guard/hidden_builtins.h"
+#include "guard/untrusted_code.h"
 #include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/objects.h"
@@ -44,6 +45,7 @@ check_function(Oid funcid, void *arg)
 	if (!OidIsValid(funcid))
 		return;
 	refuse_hidden_builtin_call(funcid, NULL);
+	refuse_untrusted_code_call(funcid, NULL);
 	name = get_func_name(funcid);
 	if (name == NULL)
 		return;

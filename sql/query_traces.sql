@@ -1,0 +1,169 @@
+-- query_traces: what an anonymized session's own queries leave behind outside
+-- their results.  A query that reads private rows moves counters as those
+-- rows say: the blocks it read (pg_stat_statements shows them per statement,
+-- and an index scan reads one more heap block when the row it looks for
+-- exists), the WAL it wrote (a read prunes pages, and with data checksums sets
+-- hint bits that are logged), the temporary files it spilled, the memory it
+-- held.  An anonymized session may read none of them: the WAL positions and
+-- the server's files and memory are hidden built-ins, and code anon_dp cannot
+-- follow (functions in untrusted languages, C and internal among them, that
+-- are not built in and not anon_dp's) runs only when a superuser vouched for
+-- it.  See doc/access.md §3.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS anon_dp;
+-- its C functions need the library preloaded only when they run; this suite
+-- checks that an anonymized session never gets that far
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+RESET client_min_messages;
+
+CREATE TABLE qt_patients (uid int, email text, diagnosis text);
+INSERT INTO qt_patients
+SELECT i, 'user' || i || '@example.org', CASE WHEN i % 7 = 0 THEN 'flu' ELSE 'none' END
+FROM generate_series(1, 2000) i;
+CREATE INDEX qt_patients_email ON qt_patients (email);
+SECURITY LABEL FOR anon_dp ON COLUMN qt_patients.uid IS 'privacy_unit';
+CREATE TABLE qt_codes (code text, label text);
+INSERT INTO qt_codes VALUES ('flu', 'influenza'), ('none', 'healthy');
+SECURITY LABEL FOR anon_dp ON TABLE qt_codes IS 'public';
+
+-- code a superuser wrote in untrusted languages: aliases of built-in C
+-- functions under new names (one of them a hidden statistics counter), an
+-- aggregate whose transition function is one of them, and functions in
+-- trusted languages that call them
+CREATE FUNCTION qt_numscans(oid) RETURNS bigint LANGUAGE internal STABLE STRICT
+    AS 'pg_stat_get_numscans';
+CREATE FUNCTION qt_abs(int) RETURNS int LANGUAGE internal IMMUTABLE STRICT
+    AS 'int4abs';
+CREATE FUNCTION qt_plus(int, int) RETURNS int LANGUAGE internal IMMUTABLE STRICT
+    AS 'int4pl';
+CREATE AGGREGATE qt_total(int) (sfunc = qt_plus, stype = int, initcond = '0');
+CREATE FUNCTION qt_sql_calls_c() RETURNS bigint LANGUAGE sql
+    AS 'SELECT qt_numscans(''qt_codes''::regclass)';
+CREATE FUNCTION qt_plpgsql_statements() RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
+    AS $$ BEGIN RETURN (SELECT count(*) FROM pg_stat_statements); END $$;
+CREATE FUNCTION qt_wal_position() RETURNS pg_lsn LANGUAGE sql
+    BEGIN ATOMIC SELECT pg_current_wal_insert_lsn(); END;
+CREATE FUNCTION qt_length(text) RETURNS int LANGUAGE sql IMMUTABLE
+    AS 'SELECT length($1)';
+
+CREATE ROLE qt_analyst;
+SECURITY LABEL FOR anon_dp ON ROLE qt_analyst IS 'anonymized';
+GRANT SELECT ON qt_codes TO qt_analyst;
+-- memberships that would lend the server's files and the other sessions' statistics
+GRANT pg_monitor, pg_read_server_files TO qt_analyst;
+SELECT anon_dp_set_budget('qt_analyst', 1000, 1e-3);
+
+-- ==== the session's own statements, as pg_stat_statements counts them ====
+SET SESSION AUTHORIZATION qt_analyst;
+SELECT ANON_COUNT(*) >= 0 AS released FROM qt_patients WHERE email = 'user14@example.org';
+-- statements_view_refused
+SELECT shared_blks_hit + shared_blks_read AS blocks FROM pg_stat_statements
+WHERE query LIKE '%qt_patients%';
+-- statements_function_refused
+SELECT count(*) FROM pg_stat_statements(true);
+-- statements_info_refused
+SELECT dealloc FROM pg_stat_statements_info;
+-- statements_through_definer_function_refused (PL/pgSQL: its statement is refused when it runs)
+SELECT qt_plpgsql_statements();
+-- statements_inside_anonymization_query_refused
+SELECT ANON_COUNT(*) FROM qt_patients WHERE (SELECT count(*) FROM pg_stat_statements) > 0;
+RESET SESSION AUTHORIZATION;
+-- a session that is not anonymized reaches the function (which answers, or
+-- says that its library is not preloaded)
+DO $$
+BEGIN
+    PERFORM count(*) FROM pg_stat_statements(true);
+    RAISE NOTICE 'pg_stat_statements reached';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+    RAISE NOTICE 'pg_stat_statements reached';
+END $$;
+
+-- ==== code anon_dp cannot follow ====
+SET SESSION AUTHORIZATION qt_analyst;
+-- untrusted_alias_of_hidden_counter_refused
+SELECT qt_numscans('qt_codes'::regclass);
+-- untrusted_alias_refused (harmless, but nobody vouched for it)
+SELECT qt_abs(-3);
+-- untrusted_alias_over_public_table_refused
+SELECT qt_abs(length(code)) FROM qt_codes;
+-- untrusted_aggregate_support_refused (the aggregate's transition function is named)
+SELECT qt_total(length(code)) FROM qt_codes;
+-- untrusted_call_inside_sql_function_refused (inlined or not, the call is announced)
+SELECT qt_sql_calls_c();
+-- untrusted_call_in_anonymization_query_refused
+SELECT ANON_COUNT(*) FROM qt_patients WHERE qt_abs(uid) > 10;
+-- trusted_language_functions_run (SQL and PL/pgSQL reach data only through checked statements)
+SELECT qt_length('abc');
+SELECT sum(qt_length(code)) FROM qt_codes;
+-- anon_dp_functions_run (anon_dp's own C functions)
+SELECT anon_dp_access_level();
+SELECT ANON_COUNT(*) >= 0 AS released FROM qt_patients;
+RESET SESSION AUTHORIZATION;
+
+-- ==== a superuser vouches for a function ====
+-- vouched_function_runs (outside and inside anonymization queries)
+SECURITY LABEL FOR anon_dp ON FUNCTION qt_abs(int) IS 'trusted';
+SECURITY LABEL FOR anon_dp ON FUNCTION qt_plus(int, int) IS 'trusted';
+SET SESSION AUTHORIZATION qt_analyst;
+SELECT qt_abs(-3);
+SELECT qt_total(length(code)) FROM qt_codes;
+SELECT ANON_COUNT(*) >= 0 AS released FROM qt_patients WHERE qt_abs(uid) > 10;
+-- vouching_is_for_superusers
+SECURITY LABEL FOR anon_dp ON FUNCTION qt_numscans(oid) IS 'trusted';
+RESET SESSION AUTHORIZATION;
+SECURITY LABEL FOR anon_dp ON FUNCTION qt_abs(int) IS NULL;
+SET SESSION AUTHORIZATION qt_analyst;
+-- vouching_withdrawn
+SELECT qt_abs(-3);
+RESET SESSION AUTHORIZATION;
+
+-- ==== the position of the write-ahead log ====
+SET SESSION AUTHORIZATION qt_analyst;
+-- wal_position_refused (each reader)
+SELECT pg_current_wal_lsn();
+SELECT pg_current_wal_insert_lsn();
+SELECT pg_current_wal_flush_lsn();
+SELECT pg_last_wal_receive_lsn();
+SELECT pg_last_wal_replay_lsn();
+SELECT redo_lsn FROM pg_control_checkpoint();
+SELECT min_recovery_end_lsn FROM pg_control_recovery();
+SELECT slot_name FROM pg_replication_slots;
+-- wal_position_in_function_body_refused (BEGIN ATOMIC: refused when it runs)
+SELECT qt_wal_position();
+-- wal_difference_of_two_positions_refused (what an attack would compute)
+SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0');
+-- wal_pure_functions_run (functions of a position the session already has)
+SELECT pg_wal_lsn_diff('0/2000', '0/1000'), pg_walfile_name_offset('0/2000') IS NOT NULL AS named;
+RESET SESSION AUTHORIZATION;
+-- a session that is not anonymized reads them
+SELECT pg_current_wal_insert_lsn() >= '0/0' AS readable;
+
+-- ==== the server's files and memory (lent by pg_monitor, pg_read_server_files) ====
+SET SESSION AUTHORIZATION qt_analyst;
+-- server_state_refused (temporary files of running queries, the log, memory contexts)
+SELECT count(*) FROM pg_ls_tmpdir();
+SELECT count(*) FROM pg_ls_tmpdir(1663);
+SELECT count(*) FROM pg_ls_logdir();
+SELECT count(*) FROM pg_ls_waldir();
+SELECT pg_current_logfile();
+SELECT pg_current_logfile('stderr');
+SELECT length(pg_read_file('postgresql.conf'));
+SELECT length(pg_read_file('postgresql.conf', 0, 10));
+SELECT length(pg_read_binary_file('postgresql.conf'));
+SELECT size FROM pg_stat_file('postgresql.conf');
+SELECT count(*) FROM pg_ls_dir('.');
+SELECT count(*) FROM pg_backend_memory_contexts;
+-- other sessions' statistics stay refused with the membership
+SELECT count(*) FROM pg_stat_database;
+RESET SESSION AUTHORIZATION;
+
+-- clean up
+REVOKE pg_monitor, pg_read_server_files FROM qt_analyst;
+DROP AGGREGATE qt_total(int);
+DROP FUNCTION qt_numscans(oid), qt_abs(int), qt_plus(int, int), qt_sql_calls_c(),
+    qt_plpgsql_statements(), qt_wal_position(), qt_length(text);
+DROP TABLE qt_patients, qt_codes;
+DROP EXTENSION pg_stat_statements;
+DELETE FROM anon_dp_budgets WHERE role::text = 'qt_analyst';
+DROP OWNED BY qt_analyst;
+DROP ROLE qt_analyst;
