@@ -56,6 +56,7 @@
 #include "guard/roles.h"
 #include "guard/hidden_builtins.h"
 #include "guard/untrusted_code.h"
+#include "guard/plan_estimates.h"
 #include "hooks.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
@@ -140,6 +141,7 @@ anon_dp_planner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		planned = standard_planner(parse, query_string, cursorOptions, boundParams);
 	anonymizer_finish_bounding(planned);
+	hide_plan_estimates(planned);
 	return planned;
 }
 

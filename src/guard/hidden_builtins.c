@@ -21,7 +21,8 @@
  * sequence functions, refused in statements (a serial column's counter
  * counts rows) but left to the privileges of the sequence at run time (the
  * default of a serial column of the analyst's own table calls nextval).
- * sql/access.sql checks the first group against pg_proc by name.
+ * sql/query_traces.sql calls every function of the list by name (and every
+ * pg_stat_get_* function of the server) as an anonymized role.
  */
 #include "postgres.h"
 

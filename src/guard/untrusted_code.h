@@ -1,7 +1,7 @@
 /*
  * untrusted_code.h -- functions whose code anon_dp cannot follow, refused to
  * anonymized sessions anywhere unless a superuser vouched for them
- * (doc/access.md §3, "Code anon_dp cannot follow").
+ * (doc/access.md §5, "Code anon_dp cannot follow").
  *
  * A function in an untrusted language (C, internal, plpython3u, plperlu, ...)
  * that is not built into PostgreSQL and not anon_dp's own runs code that reads
