@@ -200,6 +200,26 @@ AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION anon_dp_internal.anon_dp_masked_statistic(counter oid, rel oid, type anyelement)
 RETURNS anyelement AS 'MODULE_PATHNAME', 'anon_dp_masked_statistic'
 LANGUAGE C STABLE PARALLEL SAFE;
+-- anon_dp_masked_activity(pid): pg_stat_get_activity(pid), the function of
+-- pg_stat_activity, pg_stat_ssl and pg_stat_gssapi, as anonymized sessions
+-- read it: no wait event, no parallel worker and no leader_pid (how another
+-- session's anonymization query is waiting -- spilling to disk, reading --
+-- and whether its plan is parallel depend on private rows and on cost
+-- estimates made from them).  The guard puts it in place of
+-- pg_stat_get_activity in the FROM of their statements at planning; they may
+-- not call pg_stat_get_activity itself (src/guard/statistics_views.c).
+CREATE FUNCTION anon_dp_internal.anon_dp_masked_activity(pid integer,
+    OUT datid oid, OUT pid integer, OUT usesysid oid, OUT application_name text,
+    OUT state text, OUT query text, OUT wait_event_type text, OUT wait_event text,
+    OUT xact_start timestamptz, OUT query_start timestamptz, OUT backend_start timestamptz,
+    OUT state_change timestamptz, OUT client_addr inet, OUT client_hostname text,
+    OUT client_port integer, OUT backend_xid xid, OUT backend_xmin xid, OUT backend_type text,
+    OUT ssl boolean, OUT sslversion text, OUT sslcipher text, OUT sslbits integer,
+    OUT ssl_client_dn text, OUT ssl_client_serial numeric, OUT ssl_issuer_dn text,
+    OUT gss_auth boolean, OUT gss_princ text, OUT gss_enc boolean, OUT leader_pid integer,
+    OUT query_id bigint)
+RETURNS SETOF record AS 'MODULE_PATHNAME', 'anon_dp_masked_activity'
+LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
 
 --------------------------------------------------------------------------
 -- Contribution bounds from the data (doc/noise.md §11, doc/functions.md

@@ -193,6 +193,30 @@ EXECUTE qt_by_kind('rare');
 SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'qt_by_kind';
 DEALLOCATE qt_by_kind;
 
+-- ==== the sessions in pg_stat_activity ====
+-- How another session's anonymization query waits (on a temporary file while
+-- the bounding spills) and whether it has parallel workers depend on private
+-- rows; anonymized sessions read pg_stat_activity without wait events,
+-- parallel workers and leader_pid (tests/preload/run watches a parallel query
+-- from a second session)
+RESET SESSION AUTHORIZATION;
+-- activity_full_session (the control: background processes wait on something)
+SELECT count(wait_event) > 0 AS waits_shown FROM pg_stat_activity;
+SET SESSION AUTHORIZATION qt_analyst;
+-- activity_masked (pg_monitor lends every session's row)
+SELECT count(*) > 1 AS sessions_listed, count(wait_event) AS wait_events,
+       count(wait_event_type) AS wait_event_types, count(leader_pid) AS leaders,
+       count(*) FILTER (WHERE backend_type = 'parallel worker') AS workers
+FROM pg_stat_activity;
+SELECT state, query LIKE 'SELECT state%' AS own_query FROM pg_stat_activity WHERE pid = pg_backend_pid();
+SELECT count(*) > 0 AS listed FROM pg_stat_ssl;
+SELECT count(*) > 0 AS listed FROM pg_stat_gssapi;
+-- activity_function_refused (directly, in FROM or in the select list, and the
+-- backends' wait events)
+SELECT count(*) FROM pg_stat_get_activity(NULL);
+SELECT (pg_stat_get_activity(pg_backend_pid())).wait_event;
+SELECT pg_stat_get_backend_wait_event(1), pg_stat_get_backend_wait_event_type(1);
+
 -- ==== every hidden built-in, called by name ====
 -- hidden_builtins_by_name: each function of the server's catalog that the
 -- hidden list should hold is called (NULL arguments) as the anonymized role;
@@ -211,8 +235,8 @@ BEGIN
                 FROM unnest(p.proargtypes) WITH ORDINALITY AS a(t, n)) AS arguments
         FROM pg_proc p
         WHERE p.pronamespace = 'pg_catalog'::regnamespace
-          AND ((p.proname LIKE 'pg\_stat\_get\_%' AND p.proname <> 'pg_stat_get_activity'
-                AND p.proname NOT LIKE 'pg\_stat\_get\_backend\_%')
+          AND ((p.proname LIKE 'pg\_stat\_get\_%' AND (p.proname NOT LIKE 'pg\_stat\_get\_backend\_%'
+                OR p.proname LIKE 'pg\_stat\_get\_backend\_wait\_event%'))
                OR p.proname IN ('pg_stat_have_stats',
                    'pg_current_wal_lsn', 'pg_current_wal_insert_lsn', 'pg_current_wal_flush_lsn',
                    'pg_last_wal_receive_lsn', 'pg_last_wal_replay_lsn', 'pg_control_checkpoint',
@@ -229,7 +253,7 @@ BEGIN
             EXECUTE format('SELECT %I(%s)', f.proname, coalesce(f.arguments, ''));
             missed := missed || f.signature::text;
         EXCEPTION WHEN insufficient_privilege THEN
-            IF SQLERRM LIKE '%anonymized roles cannot%' THEN
+            IF SQLERRM LIKE 'permission denied for function %: anonymized roles %' THEN
                 refused := refused + 1;
             ELSE
                 missed := missed || (f.signature::text || ': ' || SQLERRM);

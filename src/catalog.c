@@ -151,6 +151,7 @@ static const struct
 	[EMIT_QUERYABLE] = {INTERNAL_SCHEMA, "anon_dp_queryable", 2, {OIDOID, TEXTOID}},
 	[EMIT_MASKED_STATISTIC] = {INTERNAL_SCHEMA, "anon_dp_masked_statistic", 3,
 	{OIDOID, OIDOID, ANYELEMENTOID}},
+	[EMIT_MASKED_ACTIVITY] = {INTERNAL_SCHEMA, "anon_dp_masked_activity", 1, {INT4OID}},
 	[EMIT_CONTRIBUTION_HISTOGRAM] = {INTERNAL_SCHEMA, "dp_contribution_histogram", 4,
 	{INT8OID, INT8OID, FLOAT8OID, INT4OID}},
 };

@@ -51,6 +51,7 @@ typedef enum anon_dp_emitted
 	EMIT_INTERVAL_WITHIN,		/* ... within what the value can be (1.1) */
 	EMIT_QUERYABLE,				/* anon_dp_queryable: has_*_privilege of analysts (1.1) */
 	EMIT_MASKED_STATISTIC,		/* anon_dp_masked_statistic: statistics views (1.1) */
+	EMIT_MASKED_ACTIVITY,		/* anon_dp_masked_activity: pg_stat_activity (1.1) */
 	EMIT_CONTRIBUTION_HISTOGRAM,	/* dp_contribution_histogram: what users
 									 * contribute (1.1) */
 	EMIT_COUNT_

@@ -51,6 +51,14 @@ extern bool statistics_view_is_masked(Oid relid);
 extern void mask_statistics_view(Query *expanded_view);
 
 /*
+ * At planning, in any query of an anonymized session: pg_stat_get_activity
+ * in a FROM (pg_stat_activity, pg_stat_ssl, pg_stat_gssapi once expanded)
+ * becomes anon_dp_masked_activity, which leaves out wait events, parallel
+ * workers and leader_pid.
+ */
+extern void mask_activity_functions(Query *query);
+
+/*
  * The C function of a counter anon_dp_masked_statistic shows, or NULL: it
  * calls it directly (anonymized sessions may not call pg_stat_get_*() by OID,
  * src/guard/hidden_builtins.h).

@@ -3,7 +3,7 @@
  * anywhere (hidden_builtins.h).
  *
  * The list, by PostgreSQL 15's OIDs, sorted by OID: every pg_stat_get_*
- * function except pg_stat_get_activity and pg_stat_get_backend_*, and
+ * function except pg_stat_get_backend_* but their wait events, and
  * pg_stat_have_stats (exact counters of rows read, returned, inserted, ...
  * of any table or index, also public ones that a query over private rows
  * walks as a private value says); the positions of the write-ahead log
@@ -15,7 +15,10 @@
  * name, pg_get_backend_memory_contexts: not executable by PUBLIC, but a
  * membership in pg_monitor or pg_read_server_files would lend them, and the
  * log, temporary files and memory contexts show what queries did with
- * private rows); the sizes of relations, databases and
+ * private rows); pg_stat_get_activity and the backends' wait events (how
+ * another session's anonymization query waits, and its parallel workers:
+ * statistics_views.c reads pg_stat_activity through
+ * anon_dp_masked_activity instead); the sizes of relations, databases and
  * tablespaces (anon_dp's catalog masking gives analysts the sizes of public
  * relations through anon_dp_masked_size); the lock functions; and the
  * sequence functions, refused in statements (a serial column's counter
@@ -38,6 +41,7 @@ typedef enum hidden_kind
 	HIDDEN_LOCKS,
 	HIDDEN_WAL_POSITION,
 	HIDDEN_SERVER_STATE,
+	HIDDEN_ACTIVITY,
 	HIDDEN_COUNTER_SEQUENCE		/* refused in statements only */
 } hidden_kind;
 
@@ -69,6 +73,7 @@ static const hidden_builtin hidden[] = {
 	{1944, "pg_stat_get_db_blocks_fetched(oid)", HIDDEN_STATISTICS},
 	{1945, "pg_stat_get_db_blocks_hit(oid)", HIDDEN_STATISTICS},
 	{1972, "pg_stat_get_tuples_hot_updated(oid)", HIDDEN_STATISTICS},
+	{2022, "pg_stat_get_activity(integer)", HIDDEN_ACTIVITY},
 	{2168, "pg_database_size(name)", HIDDEN_SIZE},
 	{2282, "pg_get_backend_memory_contexts()", HIDDEN_SERVER_STATE},
 	{2286, "pg_total_relation_size(regclass)", HIDDEN_SIZE},
@@ -98,10 +103,12 @@ static const hidden_builtin hidden[] = {
 	{2782, "pg_stat_get_last_autovacuum_time(oid)", HIDDEN_STATISTICS},
 	{2783, "pg_stat_get_last_analyze_time(oid)", HIDDEN_STATISTICS},
 	{2784, "pg_stat_get_last_autoanalyze_time(oid)", HIDDEN_STATISTICS},
+	{2788, "pg_stat_get_backend_wait_event_type(integer)", HIDDEN_ACTIVITY},
 	{2844, "pg_stat_get_db_blk_read_time(oid)", HIDDEN_STATISTICS},
 	{2845, "pg_stat_get_db_blk_write_time(oid)", HIDDEN_STATISTICS},
 	{2849, "pg_current_wal_lsn()", HIDDEN_WAL_POSITION},
 	{2852, "pg_current_wal_insert_lsn()", HIDDEN_WAL_POSITION},
+	{2853, "pg_stat_get_backend_wait_event(integer)", HIDDEN_ACTIVITY},
 	{2859, "pg_stat_get_buf_alloc()", HIDDEN_STATISTICS},
 	{2878, "pg_stat_get_live_tuples(oid)", HIDDEN_STATISTICS},
 	{2879, "pg_stat_get_dead_tuples(oid)", HIDDEN_STATISTICS},
@@ -238,6 +245,13 @@ refuse_hidden(const hidden_builtin *entry)
 					 errmsg("permission denied for function %s: anonymized roles cannot read the server's files or memory", name),
 					 errdetail("The server's log, temporary files and memory contexts show what queries did with private rows (planner estimates, how much a query spilled to disk, the sizes of its hash tables), whatever role a membership in pg_monitor or pg_read_server_files lends."),
 					 errhint("Ask an administrator whose session is not anonymized.")));
+			break;
+		case HIDDEN_ACTIVITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for function %s: anonymized roles read sessions through pg_stat_activity", name),
+					 errdetail("How another session's anonymization query waits (on a temporary file when it spills) and whether it has parallel workers depend on private rows; pg_stat_activity shows anonymized roles the sessions without them."),
+					 errhint("Read pg_stat_activity (or pg_stat_ssl, pg_stat_gssapi).")));
 			break;
 		case HIDDEN_SIZE:
 			ereport(ERROR,

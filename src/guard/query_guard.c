@@ -336,6 +336,7 @@ plan_guard_walker(Node *node, void *context)
 		/* what tools read: information_schema, statistics views */
 		answer_information_schema(query);
 		mask_statistics_view(query);
+		mask_activity_functions(query);
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
 	for_each_called_function(node, refuse_hidden_builtin_call, NULL);

@@ -205,3 +205,38 @@ mask_statistics_view(Query *expanded_view)
 	/* the view's own entry, checked at executor start: read masked */
 	mark_entry((RangeTblEntry *) linitial(expanded_view->rtable));
 }
+
+/*
+ * pg_stat_get_activity(pid) in a FROM -- the definition of pg_stat_activity,
+ * pg_stat_ssl and pg_stat_gssapi, once expanded -- becomes
+ * anon_dp_masked_activity(pid): the same rows and columns, without wait
+ * events, parallel workers and leader_pid (src/functions/activity_masking.c).
+ * Any other call of pg_stat_get_activity stays refused (hidden_builtins.c),
+ * also in a database whose anon_dp objects predate the function.
+ */
+void
+mask_activity_functions(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+		ListCell   *f;
+
+		if (rte->rtekind != RTE_FUNCTION)
+			continue;
+		foreach(f, rte->functions)
+		{
+			RangeTblFunction *rtfunc = (RangeTblFunction *) lfirst(f);
+			FuncExpr   *call = (FuncExpr *) rtfunc->funcexpr;
+			Oid			masked;
+
+			if (call == NULL || !IsA(call, FuncExpr) || call->funcid != F_PG_STAT_GET_ACTIVITY)
+				continue;
+			masked = anon_dp_emitted_function_if_installed(EMIT_MASKED_ACTIVITY);
+			if (OidIsValid(masked))
+				call->funcid = masked;
+		}
+	}
+}
