@@ -205,7 +205,8 @@ LANGUAGE C STABLE PARALLEL SAFE;
 -- read it: no wait event, no parallel worker and no leader_pid (how another
 -- session's anonymization query is waiting -- spilling to disk, reading --
 -- and whether its plan is parallel depend on private rows and on cost
--- estimates made from them).  The guard puts it in place of
+-- estimates made from them), and no query text of other roles' sessions (a
+-- loader's INSERT carries private values), whatever pg_read_all_stats lends.  The guard puts it in place of
 -- pg_stat_get_activity in the FROM of their statements at planning; they may
 -- not call pg_stat_get_activity itself (src/guard/statistics_views.c).
 CREATE FUNCTION anon_dp_internal.anon_dp_masked_activity(pid integer,

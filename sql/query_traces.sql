@@ -200,15 +200,20 @@ DEALLOCATE qt_by_kind;
 -- parallel workers and leader_pid (tests/preload/run watches a parallel query
 -- from a second session)
 RESET SESSION AUTHORIZATION;
--- activity_full_session (the control: background processes wait on something)
-SELECT count(wait_event) > 0 AS waits_shown FROM pg_stat_activity;
+-- activity_full_session (the control: background processes wait on something,
+-- and this session's query text is shown)
+SELECT count(wait_event) > 0 AS waits_shown, count(query) > 0 AS queries_shown FROM pg_stat_activity;
 SET SESSION AUTHORIZATION qt_analyst;
 -- activity_masked (pg_monitor lends every session's row)
 SELECT count(*) > 1 AS sessions_listed, count(wait_event) AS wait_events,
        count(wait_event_type) AS wait_event_types, count(leader_pid) AS leaders,
        count(*) FILTER (WHERE backend_type = 'parallel worker') AS workers
 FROM pg_stat_activity;
-SELECT state, query LIKE 'SELECT state%' AS own_query FROM pg_stat_activity WHERE pid = pg_backend_pid();
+-- activity_other_roles_query_hidden: this backend logged in as the superuser
+-- (SET SESSION AUTHORIZATION leaves pg_stat_activity.usesysid as it was), so
+-- its row is another role's: listed, without its query text
+SELECT usesysid = 'qt_analyst'::regrole AS own_role, state, query IS NULL AS query_hidden
+FROM pg_stat_activity WHERE pid = pg_backend_pid();
 SELECT count(*) > 0 AS listed FROM pg_stat_ssl;
 SELECT count(*) > 0 AS listed FROM pg_stat_gssapi;
 -- activity_function_refused (directly, in FROM or in the select list, and the
@@ -216,6 +221,7 @@ SELECT count(*) > 0 AS listed FROM pg_stat_gssapi;
 SELECT count(*) FROM pg_stat_get_activity(NULL);
 SELECT (pg_stat_get_activity(pg_backend_pid())).wait_event;
 SELECT pg_stat_get_backend_wait_event(1), pg_stat_get_backend_wait_event_type(1);
+SELECT pg_stat_get_backend_activity(1);
 
 -- ==== every hidden built-in, called by name ====
 -- hidden_builtins_by_name: each function of the server's catalog that the
@@ -236,7 +242,8 @@ BEGIN
         FROM pg_proc p
         WHERE p.pronamespace = 'pg_catalog'::regnamespace
           AND ((p.proname LIKE 'pg\_stat\_get\_%' AND (p.proname NOT LIKE 'pg\_stat\_get\_backend\_%'
-                OR p.proname LIKE 'pg\_stat\_get\_backend\_wait\_event%'))
+                OR p.proname LIKE 'pg\_stat\_get\_backend\_wait\_event%'
+                OR p.proname = 'pg_stat_get_backend_activity'))
                OR p.proname IN ('pg_stat_have_stats',
                    'pg_current_wal_lsn', 'pg_current_wal_insert_lsn', 'pg_current_wal_flush_lsn',
                    'pg_last_wal_receive_lsn', 'pg_last_wal_replay_lsn', 'pg_control_checkpoint',

@@ -11,7 +11,10 @@
  *     filter fit in the work_mem the analyst chose);
  *   - rows of parallel workers are left out and leader_pid is NULL: whether a
  *     query got workers compares cost estimates made from private columns'
- *     statistics with parallel_setup_cost, which the analyst sets.
+ *     statistics with parallel_setup_cost, which the analyst sets;
+ *   - the query text of other roles' sessions is NULL, even when a membership
+ *     in pg_read_all_stats or pg_monitor would show it: a loader's INSERT or a
+ *     DBA's lookup carries private values in its text.
  * PostgreSQL's function is called directly, not through the function
  * manager: anonymized sessions may not call it (src/guard/hidden_builtins.h).
  */
@@ -55,6 +58,8 @@ anon_dp_masked_activity(PG_FUNCTION_ARGS)
 	int			wait_event;
 	int			leader_pid;
 	int			backend_type;
+	int			usesysid;
+	int			query;
 	Datum	   *values;
 	bool	   *nulls;
 
@@ -68,6 +73,8 @@ anon_dp_masked_activity(PG_FUNCTION_ARGS)
 	wait_event = column_named(desc, "wait_event");
 	leader_pid = column_named(desc, "leader_pid");
 	backend_type = column_named(desc, "backend_type");
+	usesysid = column_named(desc, "usesysid");
+	query = column_named(desc, "query");
 
 	per_query = rsinfo->econtext->ecxt_per_query_memory;
 	old = MemoryContextSwitchTo(per_query);
@@ -95,6 +102,10 @@ anon_dp_masked_activity(PG_FUNCTION_ARGS)
 			if (strcmp(type, "parallel worker") == 0)
 				continue;
 		}
+		if (nulls[usesysid] ||
+			(DatumGetObjectId(values[usesysid]) != GetUserId() &&
+			 DatumGetObjectId(values[usesysid]) != GetSessionUserId()))
+			nulls[query] = true;
 		nulls[wait_event_type] = true;
 		nulls[wait_event] = true;
 		nulls[leader_pid] = true;

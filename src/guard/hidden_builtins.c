@@ -3,7 +3,8 @@
  * anywhere (hidden_builtins.h).
  *
  * The list, by PostgreSQL 15's OIDs, sorted by OID: every pg_stat_get_*
- * function except pg_stat_get_backend_* but their wait events, and
+ * function except pg_stat_get_backend_* but their wait events and query
+ * texts, and
  * pg_stat_have_stats (exact counters of rows read, returned, inserted, ...
  * of any table or index, also public ones that a query over private rows
  * walks as a private value says); the positions of the write-ahead log
@@ -67,6 +68,7 @@ static const hidden_builtin hidden[] = {
 	{1933, "pg_stat_get_tuples_deleted(oid)", HIDDEN_STATISTICS},
 	{1934, "pg_stat_get_blocks_fetched(oid)", HIDDEN_STATISTICS},
 	{1935, "pg_stat_get_blocks_hit(oid)", HIDDEN_STATISTICS},
+	{1940, "pg_stat_get_backend_activity(integer)", HIDDEN_ACTIVITY},
 	{1941, "pg_stat_get_db_numbackends(oid)", HIDDEN_STATISTICS},
 	{1942, "pg_stat_get_db_xact_commit(oid)", HIDDEN_STATISTICS},
 	{1943, "pg_stat_get_db_xact_rollback(oid)", HIDDEN_STATISTICS},
@@ -250,7 +252,7 @@ refuse_hidden(const hidden_builtin *entry)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("permission denied for function %s: anonymized roles read sessions through pg_stat_activity", name),
-					 errdetail("How another session's anonymization query waits (on a temporary file when it spills) and whether it has parallel workers depend on private rows; pg_stat_activity shows anonymized roles the sessions without them."),
+					 errdetail("How another session's anonymization query waits (on a temporary file when it spills) and whether it has parallel workers depend on private rows, and other roles' query texts carry private values; pg_stat_activity shows anonymized roles the sessions without them."),
 					 errhint("Read pg_stat_activity (or pg_stat_ssl, pg_stat_gssapi).")));
 			break;
 		case HIDDEN_SIZE:
