@@ -12,9 +12,10 @@
  *   - rows of parallel workers are left out and leader_pid is NULL: whether a
  *     query got workers compares cost estimates made from private columns'
  *     statistics with parallel_setup_cost, which the analyst sets;
- *   - the query text of other roles' sessions is NULL, even when a membership
- *     in pg_read_all_stats or pg_monitor would show it: a loader's INSERT or a
- *     DBA's lookup carries private values in its text.
+ *   - the query text of sessions of other roles than the session user is
+ *     NULL, even when a membership in pg_read_all_stats or pg_monitor would
+ *     show it: a loader's INSERT or a DBA's lookup carries private values in
+ *     its text.
  * PostgreSQL's function is called directly, not through the function
  * manager: anonymized sessions may not call it (src/guard/hidden_builtins.h).
  */
@@ -102,9 +103,8 @@ anon_dp_masked_activity(PG_FUNCTION_ARGS)
 			if (strcmp(type, "parallel worker") == 0)
 				continue;
 		}
-		if (nulls[usesysid] ||
-			(DatumGetObjectId(values[usesysid]) != GetUserId() &&
-			 DatumGetObjectId(values[usesysid]) != GetSessionUserId()))
+		/* the session user's own sessions only: not a definer's, not SET ROLE's */
+		if (nulls[usesysid] || DatumGetObjectId(values[usesysid]) != GetSessionUserId())
 			nulls[query] = true;
 		nulls[wait_event_type] = true;
 		nulls[wait_event] = true;
