@@ -27,18 +27,9 @@ static bool guarded_once = false;
 bool
 error_channel_guards(PlannedStmt *statement)
 {
-	ListCell   *lc;
-
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return false;
-	foreach(lc, statement->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
-			return true;
-	}
-	return false;
+	return range_table_has_marked_relation(statement->rtable);
 }
 
 static void

@@ -35,6 +35,21 @@ entry_is_marked(RangeTblEntry *rte)
 	return bms_is_member(MARK_MEMBER, rte->extraUpdatedCols);
 }
 
+bool
+range_table_has_marked_relation(List *range_table)
+{
+	ListCell   *lc;
+
+	foreach(lc, range_table)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
+			return true;
+	}
+	return false;
+}
+
 static bool
 mark_walker(Node *node, void *context)
 {

@@ -16,6 +16,9 @@ extern void mark_private_inputs(Query *query);
 
 extern bool entry_is_marked(RangeTblEntry *rte);
 
+/* Whether a range table (a query's or a planned statement's) holds a marked table. */
+extern bool range_table_has_marked_relation(List *range_table);
+
 /* Mark one entry: anon_dp validated (or itself wrote) what reads it. */
 extern void mark_entry(RangeTblEntry *rte);
 

@@ -11,27 +11,12 @@
 #include "guard/plan_estimates.h"
 #include "guard/roles.h"
 
-static bool
-reads_private_rows(PlannedStmt *planned)
-{
-	ListCell   *lc;
-
-	foreach(lc, planned->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
-			return true;
-	}
-	return false;
-}
-
 void
 hide_plan_estimates(PlannedStmt *planned)
 {
 	if (planned == NULL || planned->commandType == CMD_UTILITY || IsParallelWorker())
 		return;
-	if (!anon_dp_session_is_anonymized() || !reads_private_rows(planned))
+	if (!anon_dp_session_is_anonymized() || !range_table_has_marked_relation(planned->rtable))
 		return;
 	planned->jitFlags = PGJIT_NONE;
 	if (planned->planTree != NULL)

@@ -195,21 +195,6 @@ safe_mutator(Node *node, void *context)
 	return node;
 }
 
-static bool
-reads_marked_relation(Query *query)
-{
-	ListCell   *lc;
-
-	foreach(lc, query->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-		if (rte->rtekind == RTE_RELATION && entry_is_marked(rte))
-			return true;
-	}
-	return false;
-}
-
 /* whether the statement reads a marked (private) input anywhere */
 static bool
 reads_private_rows_walker(Node *node, void *context)
@@ -218,7 +203,7 @@ reads_private_rows_walker(Node *node, void *context)
 		return false;
 	if (IsA(node, Query))
 	{
-		if (reads_marked_relation((Query *) node))
+		if (range_table_has_marked_relation(((Query *) node)->rtable))
 			return true;
 		return query_tree_walker((Query *) node, reads_private_rows_walker, context, 0);
 	}
