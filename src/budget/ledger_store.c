@@ -79,8 +79,7 @@ typedef enum charge_statement
 {
 	STATEMENT_CREATE_BUDGET,	/* the budget role's row, when missing */
 	STATEMENT_LOCK_BUDGETS,		/* SELECT_BUDGETS ... FOR UPDATE */
-	STATEMENT_STORE_COMPOSED,	/* a budget's state after a composed charge */
-	STATEMENT_STORE_CONCENTRATED,	/* ... after a concentrated one */
+	STATEMENT_STORE_STATE,		/* a budget's state after a group's charges */
 	STATEMENT_INSERT_ENTRY,		/* the ledger row */
 	CHARGE_STATEMENTS
 } charge_statement;
@@ -162,13 +161,6 @@ row_double(uint64 row, int column)
 	return isnull ? 0.0 : DatumGetFloat8(value);
 }
 
-/* a double as text that reads back as the same double (a numeric column) */
-static Datum
-exact_text(double value)
-{
-	return CStringGetTextDatum(psprintf("%.17g", value));
-}
-
 /* a double as numeric, rounded to 15 digits like a float8 cast */
 static Datum
 numeric_of(double value)
@@ -197,9 +189,10 @@ ledger_current_session(Oid role)
  * has no row), and every budget set with anon_dp_set_budget of a role the
  * session acts as (session user, SET ROLE role, current user) or is a member
  * of, directly or through other roles (pg_auth_members, whatever its INHERIT
- * option).  For each: the totals, the accountant's state, and whether
+ * option).  For each: the totals, the accountant's state, whether
  * composing a charge of ($3, $4) keeps the exact decimal sums within the
- * totals.  %s: the table, then the locking clause.
+ * totals (columns 1-9), then the exact columns a group of charges is
+ * decided from (10-17, budget_row).  %s: the table, then the locking clause.
  */
 #define SELECT_BUDGETS \
 	"WITH RECURSIVE acting(r) AS (" \
@@ -209,7 +202,9 @@ ledger_current_session(Oid role)
 	" b.composed_epsilon::float8, b.event_delta::float8, b.renyi_epsilon," \
 	" coalesce(b.renyi_order, 0), coalesce(b.conversion_delta, 0)," \
 	" b.composed_epsilon + $3::numeric <= coalesce(b.epsilon, $5::numeric)" \
-	"  AND b.event_delta + $4::numeric <= coalesce(b.delta, $6::numeric) " \
+	"  AND b.event_delta + $4::numeric <= coalesce(b.delta, $6::numeric)," \
+	" b.composed_epsilon, b.event_delta, coalesce(b.epsilon, $5::numeric)," \
+	" coalesce(b.delta, $6::numeric), b.spent_epsilon, b.spent_delta, b.spent_rho, b.releases " \
 	"FROM %s b WHERE b.role = $1 OR (b.epsilon IS NOT NULL AND b.role::oid IN (SELECT r FROM acting)) " \
 	"ORDER BY b.role::oid %s"
 
@@ -249,21 +244,18 @@ budgets_hold_role(Oid role)
 }
 
 /*
- * The budgets of a session for a cost, each decided by the accountant.
- * lock: create the budget role's row when missing and lock every row (a
- * charge); otherwise a missing row counts as the default budget, unspent.
+ * Reads the budgets of a session (SELECT_BUDGETS into SPI_tuptable).  lock:
+ * for a charge, create the budget role's row when missing and lock every
+ * row; cost: the one of columns 1-9.
  */
-static budget_charge *
-decide_budgets(const ledger_session *session, const dp_charge_cost *cost, bool lock, int *count)
+static void
+read_budgets(const ledger_session *session, const dp_charge_cost *cost, bool lock)
 {
 	char	   *budgets = ledger_table("anon_dp_budgets");
 	Oid			types[6] = {REGROLEOID, OIDARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
 	Datum		values[6];
 	Datum		roles[LEDGER_SESSION_ROLES + 1];
-	budget_charge *charges;
-	bool		own = false;
-	uint64		i;
-	int			n = 0;
+	int			i;
 
 	for (i = 0; i < LEDGER_SESSION_ROLES; i++)
 		roles[i] = ObjectIdGetDatum(session->session_roles[i]);
@@ -294,6 +286,32 @@ decide_budgets(const ledger_session *session, const dp_charge_cost *cost, bool l
 		run_sql(STATEMENT_LOCK_BUDGETS, psprintf(SELECT_BUDGETS, budgets, "FOR UPDATE OF b"),
 				6, types, values, NULL, SPI_OK_SELECT);
 	}
+}
+
+/* the accountant's state of row i of SELECT_BUDGETS */
+static void
+row_state(uint64 i, dp_ledger_state *state)
+{
+	state->composed_epsilon = row_double(i, 4);
+	state->event_delta = row_double(i, 5);
+	state->renyi_epsilon = row_double(i, 6);
+	state->order = row_double(i, 7);
+	state->conversion_delta = row_double(i, 8);
+}
+
+/*
+ * The budgets of a session for a cost, each decided by the accountant,
+ * without charging: a missing row counts as the default budget, unspent.
+ */
+static budget_charge *
+decide_budgets(const ledger_session *session, const dp_charge_cost *cost, int *count)
+{
+	budget_charge *charges;
+	bool		own = false;
+	uint64		i;
+	int			n = 0;
+
+	read_budgets(session, cost, false);
 	charges = palloc0(sizeof(budget_charge) * (SPI_processed + 1));
 	for (i = 0; i < SPI_processed; i++)
 	{
@@ -303,11 +321,7 @@ decide_budgets(const ledger_session *session, const dp_charge_cost *cost, bool l
 		c->role = DatumGetObjectId(row_datum(i, 1, &isnull));
 		c->budget_epsilon = row_double(i, 2);
 		c->budget_delta = row_double(i, 3);
-		c->before.composed_epsilon = row_double(i, 4);
-		c->before.event_delta = row_double(i, 5);
-		c->before.renyi_epsilon = row_double(i, 6);
-		c->before.order = row_double(i, 7);
-		c->before.conversion_delta = row_double(i, 8);
+		row_state(i, &c->before);
 		c->basic_fits = DatumGetBool(row_datum(i, 9, &isnull));
 		own |= c->role == session->role;
 		decide(c, cost);
@@ -403,33 +417,151 @@ answer_of(const budget_charge *charges, int count, const dp_charge_cost *cost,
 	return c->kind != DP_CHARGE_REFUSED;
 }
 
-/* one budget's new state after a charge */
-static void
-store_state(const ledger_slot *request, const budget_charge *c)
+/*
+ * One budget row while a group of charges is decided (charge_group): what
+ * the table would hold after the group's charges so far, kept exactly as
+ * the statements that charged one at a time left it, so that each charge is
+ * decided on the same numbers as if the row had been written and read back
+ * between them.  The decimal columns stay numeric, and the accountant's
+ * state is read from them as the SELECT's ::float8 reads them.
+ */
+typedef struct budget_row
 {
-	Oid			types[9] = {REGROLEOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, FLOAT8OID,
-	FLOAT8OID, FLOAT8OID, TEXTOID};
-	Datum		values[9];
-	const char *sets = c->kind == DP_CHARGE_COMPOSED ?
-		"composed_epsilon = composed_epsilon + $2::numeric, event_delta = event_delta + $3::numeric" :
-		"renyi_epsilon = $6, renyi_order = $7, conversion_delta = $8, event_delta = $9::numeric";
+	budget_charge c;			/* role, totals in double, state now (before) */
+	Datum		budget_epsilon;	/* numeric: the totals */
+	Datum		budget_delta;
+	Datum		composed_epsilon;	/* numeric: the accountant's decimal sums */
+	Datum		event_delta;
+	Datum		spent_epsilon;	/* numeric: spending by basic composition */
+	Datum		spent_delta;
+	double		spent_rho;
+	int64		releases;
+	bool		concentrated_now;	/* a concentrated charge in this group */
+	bool		changed;		/* charged in this group: write it back */
+} budget_row;
+
+static Datum
+numeric_plus(Datum a, double b)
+{
+	return DirectFunctionCall2(numeric_add, a, numeric_of(b));
+}
+
+static double
+numeric_double(Datum a)
+{
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, a));
+}
+
+/* the rows SELECT_BUDGETS read, locked, as budget_rows */
+static budget_row *
+lock_budget_rows(const ledger_session *session, const dp_charge_cost *cost, int *count)
+{
+	budget_row *rows;
+	uint64		i;
+
+	read_budgets(session, cost, true);
+	rows = palloc0(sizeof(budget_row) * Max(SPI_processed, 1));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		budget_row *r = &rows[i];
+		bool		isnull;
+
+		r->c.role = DatumGetObjectId(row_datum(i, 1, &isnull));
+		r->c.budget_epsilon = row_double(i, 2);
+		r->c.budget_delta = row_double(i, 3);
+		row_state(i, &r->c.before);
+		r->composed_epsilon = row_datum(i, 10, &isnull);
+		r->event_delta = row_datum(i, 11, &isnull);
+		r->budget_epsilon = row_datum(i, 12, &isnull);
+		r->budget_delta = row_datum(i, 13, &isnull);
+		r->spent_epsilon = row_datum(i, 14, &isnull);
+		r->spent_delta = row_datum(i, 15, &isnull);
+		r->spent_rho = row_double(i, 16);
+		r->releases = DatumGetInt64(row_datum(i, 17, &isnull));
+	}
+	*count = (int) SPI_processed;
+	return rows;
+}
+
+/*
+ * SELECT_BUDGETS' column 9 for this row now: whether composing the cost
+ * keeps the exact decimal sums within the totals.
+ */
+static bool
+row_basic_fits(const budget_row *r, const dp_charge_cost *cost)
+{
+	return DatumGetBool(DirectFunctionCall2(numeric_le,
+											numeric_plus(r->composed_epsilon, cost->epsilon),
+											r->budget_epsilon)) &&
+		DatumGetBool(DirectFunctionCall2(numeric_le,
+										 numeric_plus(r->event_delta, cost->delta),
+										 r->budget_delta));
+}
+
+/*
+ * A charge made to a row: what its statements used to add, a composed
+ * charge to the decimal sums, a concentrated one as the accountant's new
+ * state (the event delta through its exact text), and the spending; then
+ * the state as the next SELECT would read it.
+ */
+static void
+apply_charge(budget_row *r, const budget_charge *c, const ledger_slot *request)
+{
 	double		rho = request->cost.rho_gauss + request->cost.rho_pure;
 
-	values[0] = ObjectIdGetDatum(c->role);
-	values[1] = Float8GetDatum(request->cost.epsilon);
-	values[2] = Float8GetDatum(request->cost.delta);
-	values[3] = Float8GetDatum(isinf(rho) ? 0.0 : rho);
-	values[4] = Int32GetDatum(request->releases);
-	values[5] = Float8GetDatum(c->after.renyi_epsilon);
-	values[6] = Float8GetDatum(c->after.order);
-	values[7] = Float8GetDatum(c->after.conversion_delta);
-	values[8] = exact_text(c->after.event_delta);
-	run_sql(c->kind == DP_CHARGE_COMPOSED ? STATEMENT_STORE_COMPOSED : STATEMENT_STORE_CONCENTRATED,
-			psprintf("UPDATE %s SET %s, spent_epsilon = spent_epsilon + $2::numeric, "
-					 "spent_delta = spent_delta + $3::numeric, spent_rho = spent_rho + $4, "
-					 "releases = releases + $5, changed = clock_timestamp() WHERE role = $1",
-					 ledger_table("anon_dp_budgets"), sets),
-			9, types, values, NULL, SPI_OK_UPDATE);
+	if (c->kind == DP_CHARGE_COMPOSED)
+	{
+		r->composed_epsilon = numeric_plus(r->composed_epsilon, request->cost.epsilon);
+		r->event_delta = numeric_plus(r->event_delta, request->cost.delta);
+	}
+	else
+	{
+		r->c.before.renyi_epsilon = c->after.renyi_epsilon;
+		r->c.before.order = c->after.order;
+		r->c.before.conversion_delta = c->after.conversion_delta;
+		r->event_delta = DirectFunctionCall3(numeric_in,
+											 CStringGetDatum(psprintf("%.17g", c->after.event_delta)),
+											 ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		r->concentrated_now = true;
+	}
+	r->c.before.composed_epsilon = numeric_double(r->composed_epsilon);
+	r->c.before.event_delta = numeric_double(r->event_delta);
+	r->spent_epsilon = numeric_plus(r->spent_epsilon, request->cost.epsilon);
+	r->spent_delta = numeric_plus(r->spent_delta, request->cost.delta);
+	r->spent_rho += isinf(rho) ? 0.0 : rho;
+	r->releases += request->releases;
+	r->changed = true;
+}
+
+/* a row's state after its group's charges, written once */
+static void
+store_row(const budget_row *r)
+{
+	Oid			types[10] = {REGROLEOID, NUMERICOID, NUMERICOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+	NUMERICOID, NUMERICOID, FLOAT8OID, INT8OID};
+	Datum		values[10];
+	char		nulls[11] = "          ";
+
+	values[0] = ObjectIdGetDatum(r->c.role);
+	values[1] = r->composed_epsilon;
+	values[2] = r->event_delta;
+	values[3] = Float8GetDatum(r->c.before.renyi_epsilon);
+	values[4] = Float8GetDatum(r->c.before.order);
+	values[5] = Float8GetDatum(r->c.before.conversion_delta);
+	values[6] = r->spent_epsilon;
+	values[7] = r->spent_delta;
+	values[8] = Float8GetDatum(r->spent_rho);
+	values[9] = Int64GetDatum(r->releases);
+	if (!r->concentrated_now)
+		nulls[4] = nulls[5] = 'n';	/* order and conversion delta as they are */
+	run_sql(STATEMENT_STORE_STATE,
+			psprintf("UPDATE %s SET composed_epsilon = $2, event_delta = $3, renyi_epsilon = $4, "
+					 "renyi_order = coalesce($5, renyi_order), "
+					 "conversion_delta = coalesce($6, conversion_delta), spent_epsilon = $7, "
+					 "spent_delta = $8, spent_rho = $9, releases = $10, "
+					 "changed = clock_timestamp() WHERE role = $1",
+					 ledger_table("anon_dp_budgets")),
+			10, types, values, nulls, SPI_OK_UPDATE);
 }
 
 #define ENTRY_COLUMNS 15
@@ -490,38 +622,66 @@ insert_entry(const ledger_slot *request, const budget_charge *c)
 			ENTRY_COLUMNS, types, values, nulls, SPI_OK_INSERT);
 }
 
+/* whether two requests are charged to the same budgets (SELECT_BUDGETS' parameters) */
+static bool
+same_budgets(const ledger_slot *a, const ledger_slot *b)
+{
+	return a->role == b->role &&
+		memcmp(a->session_roles, b->session_roles, sizeof(a->session_roles)) == 0 &&
+		a->default_epsilon == b->default_epsilon && a->default_delta == b->default_delta;
+}
+
 /*
+ * The charges of a batch to the same budgets, in order: their rows are read
+ * and locked once, each charge is decided by the accountant on the rows as
+ * the charges before it left them, and each changed row is written once.
  * A charge is made to all its budgets or to none: a statement one budget
  * cannot pay is refused (and only the refusing budgets get a 'refused' row).
  */
 static void
-charge_body(void *arg)
+charge_group(ledger_slot **group, int n)
 {
-	ledger_slot *request = (ledger_slot *) arg;
 	ledger_session session;
-	int			count;
+	budget_row *rows;
 	budget_charge *charges;
+	int			count;
+	int			k;
 	int			i;
 
-	session.role = request->role;
-	memcpy(session.session_roles, request->session_roles, sizeof(session.session_roles));
-	session.default_epsilon = request->default_epsilon;
-	session.default_delta = request->default_delta;
-	charges = decide_budgets(&session, &request->cost, true, &count);
-	if (!answer_of(charges, count, &request->cost, &request->answer))
+	session.role = group[0]->role;
+	memcpy(session.session_roles, group[0]->session_roles, sizeof(session.session_roles));
+	session.default_epsilon = group[0]->default_epsilon;
+	session.default_delta = group[0]->default_delta;
+	rows = lock_budget_rows(&session, &group[0]->cost, &count);
+	charges = palloc0(sizeof(budget_charge) * Max(count, 1));
+	for (k = 0; k < n; k++)
 	{
-		request->outcome = OUTCOME_REFUSED;
+		ledger_slot *request = group[k];
+
 		for (i = 0; i < count; i++)
-			if (charges[i].kind == DP_CHARGE_REFUSED)
-				insert_entry(request, &charges[i]);
-		return;
+		{
+			charges[i] = rows[i].c;
+			charges[i].basic_fits = row_basic_fits(&rows[i], &request->cost);
+			decide(&charges[i], &request->cost);
+		}
+		if (!answer_of(charges, count, &request->cost, &request->answer))
+		{
+			request->outcome = OUTCOME_REFUSED;
+			for (i = 0; i < count; i++)
+				if (charges[i].kind == DP_CHARGE_REFUSED)
+					insert_entry(request, &charges[i]);
+			continue;
+		}
+		for (i = 0; i < count; i++)
+		{
+			apply_charge(&rows[i], &charges[i], request);
+			insert_entry(request, &charges[i]);
+		}
+		request->outcome = OUTCOME_CHARGED;
 	}
 	for (i = 0; i < count; i++)
-	{
-		store_state(request, &charges[i]);
-		insert_entry(request, &charges[i]);
-	}
-	request->outcome = OUTCOME_CHARGED;
+		if (rows[i].changed)
+			store_row(&rows[i]);
 }
 
 typedef struct charge_batch
@@ -531,22 +691,37 @@ typedef struct charge_batch
 } charge_batch;
 
 /*
- * The batch's charges one after the other, with the kept plans.  Each
- * charge sees the budgets as the ones before it left them (the same
- * transaction), as when each ran in its own SPI connection.
+ * The batch's charges, grouped by the budgets they are charged to, with the
+ * kept plans.  A group sees the budgets as the groups before it left them
+ * (the same transaction).
  */
 static void
 charges_body(void *arg)
 {
 	charge_batch *batch = (charge_batch *) arg;
+	ledger_slot **group = palloc(sizeof(ledger_slot *) * Max(batch->n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(batch->n, 1));
 	int			i;
+	int			j;
 
 	check_charge_plans();
 	charge_plans_active = true;
 	PG_TRY();
 	{
 		for (i = 0; i < batch->n; i++)
-			charge_body(&batch->requests[i]);
+		{
+			int			n = 0;
+
+			if (done[i])
+				continue;
+			for (j = i; j < batch->n; j++)
+				if (!done[j] && same_budgets(&batch->requests[i], &batch->requests[j]))
+				{
+					group[n++] = &batch->requests[j];
+					done[j] = true;
+				}
+			charge_group(group, n);
+		}
 	}
 	PG_FINALLY();
 	{
@@ -578,7 +753,7 @@ outlook_body(void *arg)
 {
 	outlook_work *work = (outlook_work *) arg;
 	int			count;
-	budget_charge *charges = decide_budgets(work->session, work->cost, false, &count);
+	budget_charge *charges = decide_budgets(work->session, work->cost, &count);
 
 	work->fits = answer_of(charges, count, work->cost, work->answer);
 }
