@@ -12,6 +12,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "budget/ledger_store.h"
@@ -80,7 +81,7 @@ typedef enum charge_statement
 	STATEMENT_CREATE_BUDGET,	/* the budget role's row, when missing */
 	STATEMENT_LOCK_BUDGETS,		/* SELECT_BUDGETS ... FOR UPDATE */
 	STATEMENT_STORE_STATE,		/* a budget's state after a group's charges */
-	STATEMENT_INSERT_ENTRY,		/* the ledger row */
+	STATEMENT_INSERT_ENTRIES,	/* the batch's ledger rows */
 	CHARGE_STATEMENTS
 } charge_statement;
 
@@ -566,6 +567,24 @@ store_row(const budget_row *r)
 
 #define ENTRY_COLUMNS 15
 
+/* the column types of a ledger row as the charges give them (entry_values) */
+static const Oid entry_types[ENTRY_COLUMNS] = {REGROLEOID, FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID,
+	REGROLEOID, INT4OID, INT8OID, TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+FLOAT8OID, FLOAT8OID};
+
+/*
+ * The ledger rows of a batch's charges, in the order they were decided,
+ * written by one statement at the end of the batch (entries_write): one
+ * INSERT per row cost as much as the rest of a charge.
+ */
+typedef struct ledger_entries
+{
+	int			n;
+	int			capacity;
+	Datum	   *values[ENTRY_COLUMNS];
+	bool	   *nulls[ENTRY_COLUMNS];
+} ledger_entries;
+
 /*
  * The ledger row of one budget's charge or refusal: the statement's
  * composed (epsilon, delta) as before, how it was charged, its zCDP, what
@@ -573,53 +592,104 @@ store_row(const budget_row *r)
  * spending after it.
  */
 static void
-insert_entry(const ledger_slot *request, const budget_charge *c)
+add_entry(ledger_entries *entries, const ledger_slot *request, const budget_charge *c)
 {
 	bool		charged = c->kind != DP_CHARGE_REFUSED;
-	Oid			types[ENTRY_COLUMNS] = {REGROLEOID, FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID,
-		REGROLEOID, INT4OID, INT8OID, TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	FLOAT8OID, FLOAT8OID};
-	Datum		values[ENTRY_COLUMNS];
-	char		nulls[ENTRY_COLUMNS + 1];
 	double		rho = request->cost.rho_gauss + request->cost.rho_pure;
 	double		spent_epsilon;
 	double		spent_delta;
 	double		need_epsilon;
 	double		need_delta;
+	int			row = entries->n;
+	int			k;
 
-	memset(nulls, ' ', ENTRY_COLUMNS);
-	nulls[ENTRY_COLUMNS] = '\0';
+	if (entries->n == entries->capacity)
+	{
+		entries->capacity = Max(16, entries->capacity * 2);
+		for (k = 0; k < ENTRY_COLUMNS; k++)
+		{
+			if (entries->values[k] == NULL)
+			{
+				entries->values[k] = palloc(sizeof(Datum) * entries->capacity);
+				entries->nulls[k] = palloc(sizeof(bool) * entries->capacity);
+			}
+			else
+			{
+				entries->values[k] = repalloc(entries->values[k], sizeof(Datum) * entries->capacity);
+				entries->nulls[k] = repalloc(entries->nulls[k], sizeof(bool) * entries->capacity);
+			}
+		}
+	}
+	for (k = 0; k < ENTRY_COLUMNS; k++)
+		entries->nulls[k][row] = false;
 	dp_accountant_spent(charged ? &c->after : &c->before, &spent_epsilon, &spent_delta);
 	charge_cost(c, &request->cost, &need_epsilon, &need_delta);
-	values[0] = ObjectIdGetDatum(c->role);
-	values[1] = Float8GetDatum(request->cost.epsilon);
-	values[2] = Float8GetDatum(request->cost.delta);
-	values[3] = Int32GetDatum(request->releases);
-	values[4] = CStringGetTextDatum(charged ? "charged" : "refused");
-	values[5] = ObjectIdGetDatum(request->role);
-	values[6] = Int32GetDatum(request->pid);
-	values[7] = Int64GetDatum(request->query_id);
-	values[8] = CStringGetTextDatum(request->statement);
-	values[9] = CStringGetTextDatum(dp_charge_kind_name(c->kind));
-	values[10] = Float8GetDatum(rho);
-	values[11] = Float8GetDatum(need_epsilon);
-	values[12] = Float8GetDatum(need_delta);
-	values[13] = Float8GetDatum(spent_epsilon);
-	values[14] = Float8GetDatum(spent_delta);
+	entries->values[0][row] = ObjectIdGetDatum(c->role);
+	entries->values[1][row] = Float8GetDatum(request->cost.epsilon);
+	entries->values[2][row] = Float8GetDatum(request->cost.delta);
+	entries->values[3][row] = Int32GetDatum(request->releases);
+	entries->values[4][row] = CStringGetTextDatum(charged ? "charged" : "refused");
+	entries->values[5][row] = ObjectIdGetDatum(request->role);
+	entries->values[6][row] = Int32GetDatum(request->pid);
+	entries->values[7][row] = Int64GetDatum(request->query_id);
+	entries->values[8][row] = CStringGetTextDatum(request->statement);
+	entries->values[9][row] = CStringGetTextDatum(dp_charge_kind_name(c->kind));
+	entries->values[10][row] = Float8GetDatum(rho);
+	entries->values[11][row] = Float8GetDatum(need_epsilon);
+	entries->values[12][row] = Float8GetDatum(need_delta);
+	entries->values[13][row] = Float8GetDatum(spent_epsilon);
+	entries->values[14][row] = Float8GetDatum(spent_delta);
 	if (request->query_id == 0)
-		nulls[7] = 'n';			/* compute_query_id computed none */
+		entries->nulls[7][row] = true;	/* compute_query_id computed none */
 	if (!charged)
-		nulls[9] = 'n';
+		entries->nulls[9][row] = true;
 	if (isinf(rho))
-		nulls[10] = 'n';		/* no zCDP account: composed only */
-	run_sql(STATEMENT_INSERT_ENTRY,
+		entries->nulls[10][row] = true; /* no zCDP account: composed only */
+	entries->n++;
+}
+
+/* the batch's ledger rows, in order, by one INSERT over arrays */
+static void
+entries_write(const ledger_entries *entries)
+{
+	Oid			types[ENTRY_COLUMNS];
+	Datum		values[ENTRY_COLUMNS];
+	int			dims[1];
+	int			lbs[1] = {1};
+	int			k;
+
+	if (entries->n == 0)
+		return;
+	dims[0] = entries->n;
+	for (k = 0; k < ENTRY_COLUMNS; k++)
+	{
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		get_typlenbyvalalign(entry_types[k], &typlen, &typbyval, &typalign);
+		types[k] = get_array_type(entry_types[k]);
+		values[k] = PointerGetDatum(construct_md_array(entries->values[k], entries->nulls[k], 1,
+													   dims, lbs, entry_types[k], typlen,
+													   typbyval, typalign));
+	}
+	run_sql(STATEMENT_INSERT_ENTRIES,
 			psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
 					 "backend_pid, query_id, statement, accounting, rho, "
 					 "cost_epsilon, cost_delta, spent_epsilon, spent_delta) "
-					 "VALUES ($1, $2::numeric, $3::numeric, $4, $5, $6, $7, $8, $9, "
-					 "$10, $11, $12::numeric, $13::numeric, $14::numeric, $15::numeric)",
+					 "SELECT e.role, e.epsilon::numeric, e.delta::numeric, e.releases, e.outcome, "
+					 "e.actor, e.backend_pid, e.query_id, e.statement, e.accounting, e.rho, "
+					 "e.cost_epsilon::numeric, e.cost_delta::numeric, e.spent_epsilon::numeric, "
+					 "e.spent_delta::numeric "
+					 "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) "
+					 "WITH ORDINALITY AS e(role, epsilon, delta, releases, outcome, actor, "
+					 "backend_pid, query_id, statement, accounting, rho, cost_epsilon, cost_delta, "
+					 "spent_epsilon, spent_delta, n) ORDER BY e.n",
 					 ledger_table("anon_dp_ledger")),
-			ENTRY_COLUMNS, types, values, nulls, SPI_OK_INSERT);
+			ENTRY_COLUMNS, types, values, NULL, SPI_OK_INSERT);
+	if (SPI_processed != (uint64) entries->n)
+		elog(ERROR, "anon_dp ledger: %d ledger rows to write, %llu written", entries->n,
+			 (unsigned long long) SPI_processed);
 }
 
 /* whether two requests are charged to the same budgets (SELECT_BUDGETS' parameters) */
@@ -639,7 +709,7 @@ same_budgets(const ledger_slot *a, const ledger_slot *b)
  * cannot pay is refused (and only the refusing budgets get a 'refused' row).
  */
 static void
-charge_group(ledger_slot **group, int n)
+charge_group(ledger_slot **group, int n, ledger_entries *entries)
 {
 	ledger_session session;
 	budget_row *rows;
@@ -669,13 +739,13 @@ charge_group(ledger_slot **group, int n)
 			request->outcome = OUTCOME_REFUSED;
 			for (i = 0; i < count; i++)
 				if (charges[i].kind == DP_CHARGE_REFUSED)
-					insert_entry(request, &charges[i]);
+					add_entry(entries, request, &charges[i]);
 			continue;
 		}
 		for (i = 0; i < count; i++)
 		{
 			apply_charge(&rows[i], &charges[i], request);
-			insert_entry(request, &charges[i]);
+			add_entry(entries, request, &charges[i]);
 		}
 		request->outcome = OUTCOME_CHARGED;
 	}
@@ -701,9 +771,11 @@ charges_body(void *arg)
 	charge_batch *batch = (charge_batch *) arg;
 	ledger_slot **group = palloc(sizeof(ledger_slot *) * Max(batch->n, 1));
 	bool	   *done = palloc0(sizeof(bool) * Max(batch->n, 1));
+	ledger_entries entries;
 	int			i;
 	int			j;
 
+	memset(&entries, 0, sizeof(entries));
 	check_charge_plans();
 	charge_plans_active = true;
 	PG_TRY();
@@ -720,8 +792,9 @@ charges_body(void *arg)
 					group[n++] = &batch->requests[j];
 					done[j] = true;
 				}
-			charge_group(group, n);
+			charge_group(group, n, &entries);
 		}
+		entries_write(&entries);
 	}
 	PG_FINALLY();
 	{

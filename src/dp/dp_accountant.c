@@ -24,6 +24,7 @@
 #define ORDER_LOG10_MAX 6.0		/* a - 1 = 10^6 */
 #define ORDER_GRID 500
 #define ORDER_REFINE 60
+#define GOLDEN 0.6180339887498949L	/* (sqrt(5) - 1) / 2 */
 
 /* a long double bound as a double, never smaller */
 static double
@@ -456,17 +457,39 @@ choose_order_computed(const dp_ledger_state *before, double budget_epsilon,
 			best_t = t;
 		}
 	}
+	/*
+	 * Golden-section search: each step keeps one inner point and its value
+	 * (the inner points of [lo, hi] divide it in the golden ratio, so one of
+	 * them is an inner point of the kept part), one power and two
+	 * logarithms per step instead of two.
+	 */
 	lo = best_t - step;
 	hi = best_t + step;
-	for (i = 0; i < ORDER_REFINE; i++)
 	{
-		long double m1 = hi - (hi - lo) * 0.6180339887498949L;
-		long double m2 = lo + (hi - lo) * 0.6180339887498949L;
+		long double m1 = hi - (hi - lo) * GOLDEN;
+		long double m2 = lo + (hi - lo) * GOLDEN;
+		long double f1 = room_per_cost_at(room, cost, m1, inv_d);
+		long double f2 = room_per_cost_at(room, cost, m2, inv_d);
 
-		if (room_per_cost_at(room, cost, m1, inv_d) < room_per_cost_at(room, cost, m2, inv_d))
-			lo = m1;
-		else
-			hi = m2;
+		for (i = 0; i < ORDER_REFINE; i++)
+		{
+			if (f1 < f2)
+			{
+				lo = m1;
+				m1 = m2;
+				f1 = f2;
+				m2 = lo + (hi - lo) * GOLDEN;
+				f2 = room_per_cost_at(room, cost, m2, inv_d);
+			}
+			else
+			{
+				hi = m2;
+				m2 = m1;
+				f2 = f1;
+				m1 = hi - (hi - lo) * GOLDEN;
+				f1 = room_per_cost_at(room, cost, m1, inv_d);
+			}
+		}
 	}
 	return (double) (1.0L + powl(10.0L, (lo + hi) / 2.0L));
 }
