@@ -29,7 +29,8 @@ BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layou
 	src/bound/reservoir_tablesample.o src/bound/bound_users_node.o src/bound/bound_users_spill.o src/bound/bound_users_plan.o
 # the privacy budget: releases of a plan, caps, charges, the ledger worker
 BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
-	src/budget/ledger_worker.o src/budget/ledger_store.o src/budget/statement_cost.o
+	src/budget/ledger_worker.o src/budget/ledger_store.o src/budget/ledger_sql.o \
+	src/budget/statement_cost.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
 	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/activity_masking.o src/functions/canonical_keys.o src/functions/auto_bounds.o \

@@ -5,169 +5,17 @@
 
 #include <math.h>
 
-#include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 
+#include "budget/ledger_sql.h"
 #include "budget/ledger_store.h"
-#include "catalog.h"
-#include "guard/roles.h"
 #include "settings.h"
 
-/* one of the extension's tables, schema-qualified */
-static char *
-ledger_table(const char *name)
-{
-	return psprintf("%s.%s", quote_identifier(anon_dp_schema()), name);
-}
-
-typedef struct ledger_work
-{
-	void		(*body) (void *);
-	void	   *arg;
-} ledger_work;
-
-static void
-run_connected(void *arg)
-{
-	ledger_work *work = (ledger_work *) arg;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anon_dp ledger: SPI_connect failed");
-	work->body(work->arg);
-	SPI_finish();
-}
-
-/*
- * Runs body as the bootstrap superuser, in a restricted operation, with
- * search_path = pg_catalog, pg_temp, connected to SPI, as anon_dp's own work
- * (roles.h).  An error unwinds all of it with the (sub)transaction.
- */
-static void
-as_ledger(void (*body) (void *), void *arg)
-{
-	Oid			saved_user;
-	int			saved_context;
-	int			nest;
-	ledger_work work = {body, arg};
-
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID,
-						   saved_context | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	nest = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	anon_dp_run_internal(run_connected, &work);
-	AtEOXact_GUC(true, nest);
-	SetUserIdAndSecContext(saved_user, saved_context);
-}
-
-/*
- * The statements of a charge, prepared once by the ledger worker and kept
- * for its life (ledger_store_charges): parsing and planning them again for
- * every charge was most of the worker's CPU time per charge.  The plan cache
- * checks them against later changes of the tables; they are dropped when the
- * extension's schema is another one.
- */
-typedef enum charge_statement
-{
-	STATEMENT_CREATE_BUDGET,	/* the budget role's row, when missing */
-	STATEMENT_LOCK_BUDGETS,		/* SELECT_BUDGETS ... FOR UPDATE */
-	STATEMENT_STORE_STATE,		/* a budget's state after a group's charges */
-	STATEMENT_INSERT_ENTRIES,	/* the batch's ledger rows */
-	CHARGE_STATEMENTS
-} charge_statement;
-
-static SPIPlanPtr charge_plans[CHARGE_STATEMENTS];
-static char *charge_plans_schema = NULL;	/* TopMemoryContext */
-static bool charge_plans_active = false;	/* in ledger_store_charges */
-
-/* forget the kept plans when they were made for another schema */
-static void
-check_charge_plans(void)
-{
-	const char *schema = anon_dp_schema();
-	int			i;
-
-	if (charge_plans_schema != NULL && strcmp(charge_plans_schema, schema) == 0)
-		return;
-	for (i = 0; i < CHARGE_STATEMENTS; i++)
-	{
-		if (charge_plans[i] != NULL)
-			SPI_freeplan(charge_plans[i]);
-		charge_plans[i] = NULL;
-	}
-	if (charge_plans_schema != NULL)
-		pfree(charge_plans_schema);
-	charge_plans_schema = MemoryContextStrdup(TopMemoryContext, schema);
-}
-
-/*
- * Runs one statement: through its kept plan in the ledger worker's charges
- * (which = a charge_statement; prepared from sql the first time), else
- * parsed and planned for this call alone (which < 0).
- */
-static int
-run_sql(int which, const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
-		int expected)
-{
-	int			rc;
-
-	if (which >= 0 && charge_plans_active)
-	{
-		if (charge_plans[which] == NULL)
-		{
-			SPIPlanPtr	plan = SPI_prepare(sql, nargs, types);
-
-			if (plan == NULL || SPI_keepplan(plan) != 0)
-				elog(ERROR, "anon_dp ledger: preparing \"%s\" failed: %s", sql,
-					 SPI_result_code_string(SPI_result));
-			charge_plans[which] = plan;
-		}
-		rc = SPI_execute_plan(charge_plans[which], values, nulls, false, 0);
-	}
-	else
-		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
-	if (rc != expected)
-		elog(ERROR, "anon_dp ledger: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
-	return (int) SPI_processed;
-}
-
-static int
-execute(const char *sql, int nargs, Oid *types, Datum *values, int expected)
-{
-	return run_sql(-1, sql, nargs, types, values, NULL, expected);
-}
-
-/* a column of a result row; NULL reads as 0 */
-static Datum
-row_datum(uint64 row, int column, bool *isnull)
-{
-	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, column, isnull);
-}
-
-static double
-row_double(uint64 row, int column)
-{
-	bool		isnull;
-	Datum		value = row_datum(row, column, &isnull);
-
-	return isnull ? 0.0 : DatumGetFloat8(value);
-}
-
-/* a double as numeric, rounded to 15 digits like a float8 cast */
-static Datum
-numeric_of(double value)
-{
-	return DirectFunctionCall1(float8_numeric, Float8GetDatum(value));
-}
 
 ledger_session
 ledger_current_session(Oid role)
@@ -238,7 +86,7 @@ budgets_hold_role(Oid role)
 	{
 		bool		isnull;
 
-		if (DatumGetObjectId(row_datum(i, 1, &isnull)) == role)
+		if (DatumGetObjectId(ledger_datum(i, 1, &isnull)) == role)
 			return true;
 	}
 	return false;
@@ -268,7 +116,7 @@ read_budgets(const ledger_session *session, const dp_charge_cost *cost, bool loc
 	values[3] = Float8GetDatum(cost->delta);
 	values[4] = Float8GetDatum(session->default_epsilon);
 	values[5] = Float8GetDatum(session->default_delta);
-	run_sql(lock ? STATEMENT_LOCK_BUDGETS : -1,
+	ledger_sql(lock ? LEDGER_LOCK_BUDGETS : LEDGER_ONCE,
 			psprintf(SELECT_BUDGETS, budgets, lock ? "FOR UPDATE OF b" : ""),
 			6, types, values, NULL, SPI_OK_SELECT);
 
@@ -281,10 +129,10 @@ read_budgets(const ledger_session *session, const dp_charge_cost *cost, bool loc
 	 */
 	if (lock && !budgets_hold_role(session->role))
 	{
-		run_sql(STATEMENT_CREATE_BUDGET,
+		ledger_sql(LEDGER_CREATE_BUDGET,
 				psprintf("INSERT INTO %s (role) VALUES ($1) ON CONFLICT (role) DO NOTHING", budgets),
 				1, types, values, NULL, SPI_OK_INSERT);
-		run_sql(STATEMENT_LOCK_BUDGETS, psprintf(SELECT_BUDGETS, budgets, "FOR UPDATE OF b"),
+		ledger_sql(LEDGER_LOCK_BUDGETS, psprintf(SELECT_BUDGETS, budgets, "FOR UPDATE OF b"),
 				6, types, values, NULL, SPI_OK_SELECT);
 	}
 }
@@ -293,11 +141,11 @@ read_budgets(const ledger_session *session, const dp_charge_cost *cost, bool loc
 static void
 row_state(uint64 i, dp_ledger_state *state)
 {
-	state->composed_epsilon = row_double(i, 4);
-	state->event_delta = row_double(i, 5);
-	state->renyi_epsilon = row_double(i, 6);
-	state->order = row_double(i, 7);
-	state->conversion_delta = row_double(i, 8);
+	state->composed_epsilon = ledger_double(i, 4);
+	state->event_delta = ledger_double(i, 5);
+	state->renyi_epsilon = ledger_double(i, 6);
+	state->order = ledger_double(i, 7);
+	state->conversion_delta = ledger_double(i, 8);
 }
 
 /*
@@ -319,11 +167,11 @@ decide_budgets(const ledger_session *session, const dp_charge_cost *cost, int *c
 		budget_charge *c = &charges[n++];
 		bool		isnull;
 
-		c->role = DatumGetObjectId(row_datum(i, 1, &isnull));
-		c->budget_epsilon = row_double(i, 2);
-		c->budget_delta = row_double(i, 3);
+		c->role = DatumGetObjectId(ledger_datum(i, 1, &isnull));
+		c->budget_epsilon = ledger_double(i, 2);
+		c->budget_delta = ledger_double(i, 3);
 		row_state(i, &c->before);
-		c->basic_fits = DatumGetBool(row_datum(i, 9, &isnull));
+		c->basic_fits = DatumGetBool(ledger_datum(i, 9, &isnull));
 		own |= c->role == session->role;
 		decide(c, cost);
 	}
@@ -444,7 +292,7 @@ typedef struct budget_row
 static Datum
 numeric_plus(Datum a, double b)
 {
-	return DirectFunctionCall2(numeric_add, a, numeric_of(b));
+	return DirectFunctionCall2(numeric_add, a, ledger_numeric(b));
 }
 
 static double
@@ -467,18 +315,18 @@ lock_budget_rows(const ledger_session *session, const dp_charge_cost *cost, int 
 		budget_row *r = &rows[i];
 		bool		isnull;
 
-		r->c.role = DatumGetObjectId(row_datum(i, 1, &isnull));
-		r->c.budget_epsilon = row_double(i, 2);
-		r->c.budget_delta = row_double(i, 3);
+		r->c.role = DatumGetObjectId(ledger_datum(i, 1, &isnull));
+		r->c.budget_epsilon = ledger_double(i, 2);
+		r->c.budget_delta = ledger_double(i, 3);
 		row_state(i, &r->c.before);
-		r->composed_epsilon = row_datum(i, 10, &isnull);
-		r->event_delta = row_datum(i, 11, &isnull);
-		r->budget_epsilon = row_datum(i, 12, &isnull);
-		r->budget_delta = row_datum(i, 13, &isnull);
-		r->spent_epsilon = row_datum(i, 14, &isnull);
-		r->spent_delta = row_datum(i, 15, &isnull);
-		r->spent_rho = row_double(i, 16);
-		r->releases = DatumGetInt64(row_datum(i, 17, &isnull));
+		r->composed_epsilon = ledger_datum(i, 10, &isnull);
+		r->event_delta = ledger_datum(i, 11, &isnull);
+		r->budget_epsilon = ledger_datum(i, 12, &isnull);
+		r->budget_delta = ledger_datum(i, 13, &isnull);
+		r->spent_epsilon = ledger_datum(i, 14, &isnull);
+		r->spent_delta = ledger_datum(i, 15, &isnull);
+		r->spent_rho = ledger_double(i, 16);
+		r->releases = DatumGetInt64(ledger_datum(i, 17, &isnull));
 	}
 	*count = (int) SPI_processed;
 	return rows;
@@ -555,7 +403,7 @@ store_row(const budget_row *r)
 	values[9] = Int64GetDatum(r->releases);
 	if (!r->concentrated_now)
 		nulls[4] = nulls[5] = 'n';	/* order and conversion delta as they are */
-	run_sql(STATEMENT_STORE_STATE,
+	ledger_sql(LEDGER_STORE_STATE,
 			psprintf("UPDATE %s SET composed_epsilon = $2, event_delta = $3, renyi_epsilon = $4, "
 					 "renyi_order = coalesce($5, renyi_order), "
 					 "conversion_delta = coalesce($6, conversion_delta), spent_epsilon = $7, "
@@ -673,7 +521,7 @@ entries_write(const ledger_entries *entries)
 													   dims, lbs, entry_types[k], typlen,
 													   typbyval, typalign));
 	}
-	run_sql(STATEMENT_INSERT_ENTRIES,
+	ledger_sql(LEDGER_INSERT_ENTRIES,
 			psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, "
 					 "backend_pid, query_id, statement, accounting, rho, "
 					 "cost_epsilon, cost_delta, spent_epsilon, spent_delta) "
@@ -761,8 +609,8 @@ typedef struct charge_batch
 } charge_batch;
 
 /*
- * The batch's charges, grouped by the budgets they are charged to, with the
- * kept plans.  A group sees the budgets as the groups before it left them
+ * The batch's charges, grouped by the budgets they are charged to (run with
+ * the kept plans).  A group sees the budgets as the groups before it left them
  * (the same transaction).
  */
 static void
@@ -776,31 +624,21 @@ charges_body(void *arg)
 	int			j;
 
 	memset(&entries, 0, sizeof(entries));
-	check_charge_plans();
-	charge_plans_active = true;
-	PG_TRY();
+	for (i = 0; i < batch->n; i++)
 	{
-		for (i = 0; i < batch->n; i++)
-		{
-			int			n = 0;
+		int			n = 0;
 
-			if (done[i])
-				continue;
-			for (j = i; j < batch->n; j++)
-				if (!done[j] && same_budgets(&batch->requests[i], &batch->requests[j]))
-				{
-					group[n++] = &batch->requests[j];
-					done[j] = true;
-				}
-			charge_group(group, n, &entries);
-		}
-		entries_write(&entries);
+		if (done[i])
+			continue;
+		for (j = i; j < batch->n; j++)
+			if (!done[j] && same_budgets(&batch->requests[i], &batch->requests[j]))
+			{
+				group[n++] = &batch->requests[j];
+				done[j] = true;
+			}
+		charge_group(group, n, &entries);
 	}
-	PG_FINALLY();
-	{
-		charge_plans_active = false;
-	}
-	PG_END_TRY();
+	entries_write(&entries);
 }
 
 void
@@ -808,7 +646,7 @@ ledger_store_charges(ledger_slot *requests, int n)
 {
 	charge_batch batch = {requests, n};
 
-	as_ledger(charges_body, &batch);
+	ledger_run(charges_body, &batch, true);
 }
 
 /* ---- what a statement would find ---- */
@@ -837,7 +675,7 @@ ledger_store_outlook(const ledger_session *session, const dp_charge_cost *cost,
 {
 	outlook_work work = {session, cost, answer, false};
 
-	as_ledger(outlook_body, &work);
+	ledger_run(outlook_body, &work, false);
 	return work.fits;
 }
 
@@ -865,16 +703,16 @@ spending_to_reset(Oid role, double *epsilon, double *delta)
 
 	*epsilon = 0.0;
 	*delta = 0.0;
-	if (execute(psprintf("SELECT composed_epsilon::float8, event_delta::float8, renyi_epsilon, "
+	if (ledger_sql(LEDGER_ONCE, psprintf("SELECT composed_epsilon::float8, event_delta::float8, renyi_epsilon, "
 						 "coalesce(renyi_order, 0), coalesce(conversion_delta, 0) FROM %s "
 						 "WHERE role::oid = $1::oid FOR UPDATE", ledger_table("anon_dp_budgets")),
-				1, types, values, SPI_OK_SELECT) == 0)
+				1, types, values, NULL, SPI_OK_SELECT) == 0)
 		return;
-	state.composed_epsilon = row_double(0, 1);
-	state.event_delta = row_double(0, 2);
-	state.renyi_epsilon = row_double(0, 3);
-	state.order = row_double(0, 4);
-	state.conversion_delta = row_double(0, 5);
+	state.composed_epsilon = ledger_double(0, 1);
+	state.event_delta = ledger_double(0, 2);
+	state.renyi_epsilon = ledger_double(0, 3);
+	state.order = ledger_double(0, 4);
+	state.conversion_delta = ledger_double(0, 5);
 	dp_accountant_spent(&state, epsilon, delta);
 }
 
@@ -901,25 +739,25 @@ change_body(void *arg)
 		spending_to_reset(change->role, &epsilon, &delta);
 		values[1] = Float8GetDatum(epsilon);
 		values[2] = Float8GetDatum(delta);
-		execute(psprintf("UPDATE %s SET spent_epsilon = 0, spent_delta = 0, releases = 0, "
+		ledger_sql(LEDGER_ONCE, psprintf("UPDATE %s SET spent_epsilon = 0, spent_delta = 0, releases = 0, "
 						 "composed_epsilon = 0, event_delta = 0, renyi_epsilon = 0, "
 						 "renyi_order = NULL, conversion_delta = NULL, spent_rho = 0, "
 						 "changed = clock_timestamp() WHERE role = $1", budgets),
-				1, types, values, SPI_OK_UPDATE);
+				1, types, values, NULL, SPI_OK_UPDATE);
 	}
 	else
 	{
 		outcome = "budget set";
-		execute(psprintf("INSERT INTO %s AS b (role, epsilon, delta) "
+		ledger_sql(LEDGER_ONCE, psprintf("INSERT INTO %s AS b (role, epsilon, delta) "
 						 "VALUES ($1, $2::numeric, $3::numeric) ON CONFLICT (role) DO UPDATE "
 						 "SET epsilon = excluded.epsilon, delta = excluded.delta, "
 						 "changed = clock_timestamp()", budgets),
-				3, types, values, SPI_OK_INSERT);
+				3, types, values, NULL, SPI_OK_INSERT);
 	}
-	execute(psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, backend_pid) "
+	ledger_sql(LEDGER_ONCE, psprintf("INSERT INTO %s (role, epsilon, delta, releases, outcome, actor, backend_pid) "
 					 "VALUES ($1, $2::numeric, $3::numeric, 0, '%s', $4, pg_backend_pid())",
 					 ledger_table("anon_dp_ledger"), outcome),
-			4, types, values, SPI_OK_INSERT);
+			4, types, values, NULL, SPI_OK_INSERT);
 }
 
 void
@@ -927,7 +765,7 @@ ledger_store_set_budget(Oid role, double epsilon, double delta)
 {
 	budget_change change = {role, GetUserId(), false, epsilon, delta};
 
-	as_ledger(change_body, &change);
+	ledger_run(change_body, &change, false);
 }
 
 void
@@ -935,7 +773,7 @@ ledger_store_reset_budget(Oid role)
 {
 	budget_change change = {role, GetUserId(), true, 0.0, 0.0};
 
-	as_ledger(change_body, &change);
+	ledger_run(change_body, &change, false);
 }
 
 /* ---- the rows of the anon_dp_budget view ---- */
@@ -991,17 +829,17 @@ put_budget_row(ReturnSetInfo *rsinfo, uint64 i, const dp_charge_cost *last)
 	Datum		row[BUDGET_VIEW_COLUMNS];
 	bool		nulls[BUDGET_VIEW_COLUMNS] = {0};
 	dp_ledger_state state;
-	double		budget_epsilon = row_double(i, BUDGET_STATE_COLUMN + 5);
-	double		budget_delta = row_double(i, BUDGET_STATE_COLUMN + 6);
+	double		budget_epsilon = ledger_double(i, BUDGET_STATE_COLUMN + 5);
+	double		budget_delta = ledger_double(i, BUDGET_STATE_COLUMN + 6);
 	int			c;
 
 	for (c = 0; c < BUDGET_VIEW_COLUMNS - 1; c++)
-		row[c] = row_datum(i, c + 1, &nulls[c]);
-	state.composed_epsilon = row_double(i, BUDGET_STATE_COLUMN);
-	state.event_delta = row_double(i, BUDGET_STATE_COLUMN + 1);
-	state.renyi_epsilon = row_double(i, BUDGET_STATE_COLUMN + 2);
-	state.order = row_double(i, BUDGET_STATE_COLUMN + 3);
-	state.conversion_delta = row_double(i, BUDGET_STATE_COLUMN + 4);
+		row[c] = ledger_datum(i, c + 1, &nulls[c]);
+	state.composed_epsilon = ledger_double(i, BUDGET_STATE_COLUMN);
+	state.event_delta = ledger_double(i, BUDGET_STATE_COLUMN + 1);
+	state.renyi_epsilon = ledger_double(i, BUDGET_STATE_COLUMN + 2);
+	state.order = ledger_double(i, BUDGET_STATE_COLUMN + 3);
+	state.conversion_delta = ledger_double(i, BUDGET_STATE_COLUMN + 4);
 	if (state.order > 1.0)
 	{
 		/* after the first concentrated charge the spending is the accountant's */
@@ -1009,10 +847,10 @@ put_budget_row(ReturnSetInfo *rsinfo, uint64 i, const dp_charge_cost *last)
 		double		delta;
 
 		dp_accountant_spent(&state, &epsilon, &delta);
-		row[3] = numeric_of(epsilon);
-		row[4] = numeric_of(delta);
-		row[5] = numeric_of(Max(budget_epsilon - epsilon, 0.0));
-		row[6] = numeric_of(Max(budget_delta - delta, 0.0));
+		row[3] = ledger_numeric(epsilon);
+		row[4] = ledger_numeric(delta);
+		row[5] = ledger_numeric(Max(budget_epsilon - epsilon, 0.0));
+		row[6] = ledger_numeric(Max(budget_delta - delta, 0.0));
 	}
 	nulls[13] = last == NULL;
 	row[13] = last == NULL ? (Datum) 0 :
@@ -1038,7 +876,8 @@ rows_body(void *arg)
 	values[2] = Float8GetDatum(rows->session->default_delta);
 	values[3] = PointerGetDatum(construct_array(roles, LEDGER_SESSION_ROLES, OIDOID,
 												sizeof(Oid), true, TYPALIGN_INT));
-	execute(psprintf(SELECT_BUDGET_ROWS, budgets, budgets), 4, types, values, SPI_OK_SELECT);
+	ledger_sql(LEDGER_ONCE, psprintf(SELECT_BUDGET_ROWS, budgets, budgets), 4, types, values, NULL,
+			   SPI_OK_SELECT);
 	for (i = 0; i < SPI_processed; i++)
 		put_budget_row(rsinfo, i, rows->last);
 }
@@ -1050,5 +889,5 @@ ledger_store_budget_rows(FunctionCallInfo fcinfo, const ledger_session *session,
 	budget_rows rows = {fcinfo, session, last};
 
 	InitMaterializedSRF(fcinfo, 0);
-	as_ledger(rows_body, &rows);
+	ledger_run(rows_body, &rows, false);
 }
