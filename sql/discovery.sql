@@ -26,6 +26,12 @@ SECURITY LABEL FOR anon_dp ON ROLE dis_analyst IS 'anonymized';
 GRANT SELECT ON dis_browsers TO dis_analyst;
 SELECT anon_dp_set_budget('dis_analyst', 100, 1e-3);
 ANALYZE dis_visits, dis_browsers;
+-- pg_class's own planner statistics hold every table's reltuples and relpages
+-- (autovacuum analyzes pg_class; an analyst can make it run by churning
+-- temporary tables)
+ANALYZE pg_class;
+SELECT count(*) > 0 AS sizes_in_pg_class_statistics FROM pg_stats
+WHERE tablename = 'pg_class' AND attname IN ('reltuples', 'relpages');
 SELECT count(*) FROM dis_browsers;
 SELECT pg_stat_force_next_flush();
 -- a DBA's view that decides by has_table_privilege keeps PostgreSQL's answer
@@ -144,6 +150,24 @@ SELECT count(*) > 0 AS catalogs_shown FROM pg_stat_sys_tables WHERE n_live_tup I
 -- planner statistics: the public table's rows, none of the private one's
 SELECT tablename, attname, n_distinct FROM pg_stats WHERE tablename LIKE 'dis\_%' ORDER BY 1, 2;
 SELECT count(*) AS extended_rows FROM pg_stats_ext WHERE tablename LIKE 'dis\_%';
+-- no planner statistics of catalogs: pg_class's would give the sizes of
+-- private tables that pg_class itself masks
+SELECT count(*) AS catalog_planner_statistics FROM pg_stats WHERE schemaname = 'pg_catalog';
+SELECT count(*) AS pg_class_sizes FROM pg_stats
+WHERE tablename = 'pg_class' AND attname IN ('reltuples', 'relpages', 'relallvisible');
+SELECT count(*) AS catalog_extended FROM pg_stats_ext WHERE schemaname = 'pg_catalog';
+-- the catalogs that hold planner statistics (their sizes follow the values of
+-- private columns), their TOAST tables and indexes: sizes masked like a
+-- private table's; other catalogs' shown
+SELECT c.relname, c.reltuples, c.relpages, pg_relation_size(c.oid) AS size,
+       s.n_live_tup, s.n_tup_ins
+FROM pg_class c LEFT JOIN pg_stat_sys_tables s ON s.relid = c.oid
+WHERE c.oid IN ('pg_statistic'::regclass, 'pg_statistic_ext_data'::regclass,
+                'pg_statistic_relid_att_inh_index'::regclass,
+                (SELECT reltoastrelid FROM pg_class WHERE oid = 'pg_statistic'::regclass))
+ORDER BY c.oid;
+SELECT reltuples > 0 AS shown, pg_relation_size(oid) > 0 AS size_shown FROM pg_class
+WHERE oid = 'pg_attribute'::regclass;
 -- the plan calls no counter itself: the shown ones through
 -- anon_dp_masked_statistic, the others are NULL constants
 SELECT count(*) AS masked_counters FROM dis_plan_lines('SELECT n_live_tup, seq_scan FROM pg_stat_user_tables') l

@@ -20,12 +20,15 @@
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_statistic_ext_data.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "guard/catalog_masking.h"
@@ -33,16 +36,45 @@
 #include "guard/marks.h"
 #include "query_nodes.h"
 
+/* a relation's TOAST table (InvalidOid: none) */
+static Oid
+toast_of(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			toast;
+
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	toast = ((Form_pg_class) GETSTRUCT(tuple))->reltoastrelid;
+	ReleaseSysCache(tuple);
+	return toast;
+}
+
+/*
+ * The catalogs that hold what ANALYZE found in the columns of other
+ * relations (histograms, most common values, widths): their sizes grow
+ * and shrink with the values of private columns.
+ */
+static bool
+holds_planner_statistics(Oid relid)
+{
+	return relid == StatisticRelationId || relid == StatisticExtDataRelationId ||
+		relid == toast_of(StatisticRelationId) || relid == toast_of(StatisticExtDataRelationId);
+}
+
+/*
+ * Catalogs, except those that hold planner statistics, and relations
+ * labelled public; an index as its table.
+ */
 bool
 relation_statistics_visible(Oid relid)
 {
-	char		relkind;
+	char		relkind = get_rel_relkind(relid);
 
-	if (relid < FirstNormalObjectId)
-		return true;
-	relkind = get_rel_relkind(relid);
 	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
 		return relation_statistics_visible(IndexGetRelation(relid, false));
+	if (relid < FirstNormalObjectId)
+		return !holds_planner_statistics(relid);
 	return relkind != '\0' && anon_dp_relation_is_public(relid);
 }
 

@@ -21,8 +21,8 @@
  *     rows pile up).  A query over private rows that walks a public table,
  *     an index scan per private row, would move them by what the private
  *     rows say;
- *   - the planner statistics keep the rows of relations whose statistics
- *     are visible.
+ *   - the planner statistics keep the rows of tables labelled public (not
+ *     those of catalogs, keep_visible_statistics).
  *
  * The view's own entry is marked as read masked; the executor guard refuses
  * a plan of it made without this masking.
@@ -154,9 +154,14 @@ counter_masking_mutator(Node *node, void *context)
 }
 
 /*
- * Planner statistics: the rows of relations whose statistics are visible
- * (WHERE ... AND anon_dp_statistics_visible(relation)), and the hidden
- * catalogs they are read from marked as read masked.
+ * Planner statistics: the rows of tables labelled public (WHERE ... AND
+ * relation >= FirstNormalObjectId AND anon_dp_statistics_visible(relation)),
+ * and the hidden catalogs they are read from marked as read masked.  Not
+ * those of catalogs: their columns hold what is masked in them (pg_class's
+ * reltuples, relpages and relallvisible are the sizes of private tables),
+ * and an ANALYZE of the catalog, which autovacuum runs when the analyst
+ * churns temporary tables, stores those values as its most common values
+ * and histogram.
  */
 static void
 keep_visible_statistics(Query *view)
@@ -180,11 +185,21 @@ keep_visible_statistics(Query *view)
 			continue;
 		mark_entry(rte);
 		if (relation_column != InvalidAttrNumber)
-			view->jointree->quals =
-				make_and_qual(view->jointree->quals,
-							  (Node *) call_function(anon_dp_emitted_function(EMIT_STATISTICS_VISIBLE),
-													 list_make1(makeVar(rti, relation_column, OIDOID,
-																		-1, InvalidOid, 0))));
+		{
+			Var		   *relation = makeVar(rti, relation_column, OIDOID, -1, InvalidOid, 0);
+			Expr	   *not_catalog = call_function(F_OIDGE,
+													list_make2(relation,
+															   makeConst(OIDOID, -1, InvalidOid,
+																		 sizeof(Oid),
+																		 ObjectIdGetDatum(FirstNormalObjectId),
+																		 false, true)));
+			Expr	   *visible = call_function(anon_dp_emitted_function(EMIT_STATISTICS_VISIBLE),
+												list_make1(copyObject(relation)));
+
+			view->jointree->quals = make_and_qual(view->jointree->quals,
+												  (Node *) make_andclause(list_make2(not_catalog,
+																					 visible)));
+		}
 	}
 }
 
