@@ -372,6 +372,29 @@ SET anon_dp.epsilon = 100;
 SELECT anon_dp_failed_statements('al_analyst') AS failed_after_reset,
        (SELECT ANON_COUNT(*) > 900 FROM al_people) AS released;
 
+-- ==== a cancel while an anonymization statement is planned counts too ====
+-- The planner applies the statement's operators to the most common values and
+-- histogram bounds of private columns (a pattern match on each) and folds
+-- immutable calls: how long planning takes can depend on private values, and
+-- a statement_timeout tells whether it ran long.  A function a superuser
+-- vouched for that sleeps stands in for a slow pattern match here; the
+-- failure is counted (it was not when the cancel came during planning)
+RESET SESSION AUTHORIZATION;
+CREATE FUNCTION al_slow_constant(int) RETURNS int IMMUTABLE LANGUAGE plpgsql
+AS $$BEGIN PERFORM pg_sleep(10); RETURN $1; END$$;
+SECURITY LABEL FOR anon_dp ON FUNCTION al_slow_constant(int) IS 'trusted';
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_before;
+SET statement_timeout = '300ms';
+SELECT ANON_COUNT(*) FROM al_people WHERE salary < al_slow_constant(10);
+RESET statement_timeout;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after_cancelled_planning;
+RESET SESSION AUTHORIZATION;
+SELECT anon_dp_reset_failures('al_analyst');
+DROP FUNCTION al_slow_constant(int);
+SET SESSION AUTHORIZATION al_analyst;
+
 -- ==== outside anonymization queries nothing private is within reach ====
 SELECT length(repeat('x', 3)) AS plain, format('%s', 1) AS formatted;
 

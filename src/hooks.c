@@ -8,8 +8,9 @@
  *                             statement of an anonymized session, then
  *                             anonymize its anonymization queries
  *                             (src/anonymizer)
- *   planner_hook              guard what view expansion revealed; after
- *                             planning, size the per-user bounding's hash
+ *   planner_hook              guard what view expansion revealed; count
+ *                             a cancel while an anonymization statement
+ *                             is planned as a failure; after planning, size the per-user bounding's hash
  *                             aggregation batches (src/anonymizer)
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only
@@ -129,17 +130,42 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 		refuse_anonymization_unless_preloaded(query);
 }
 
+/* the arguments of the planner, for error_channel_plan */
+typedef struct planner_call
+{
+	Query	   *parse;
+	const char *query_string;
+	int			cursorOptions;
+	ParamListInfo boundParams;
+	PlannedStmt *planned;
+} planner_call;
+
+static void
+planner_step(void *arg)
+{
+	planner_call *call = (planner_call *) arg;
+
+	if (prev_planner_hook)
+		call->planned = prev_planner_hook(call->parse, call->query_string, call->cursorOptions,
+										  call->boundParams);
+	else
+		call->planned = standard_planner(call->parse, call->query_string, call->cursorOptions,
+										 call->boundParams);
+}
+
 static PlannedStmt *
 anon_dp_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
 {
 	PlannedStmt *planned;
+	planner_call call = {parse, query_string, cursorOptions, boundParams, NULL};
 
 	guard_planned_statement(parse);
-	if (prev_planner_hook)
-		planned = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	if (preloaded && error_channel_guards_planning(parse))
+		error_channel_plan(planner_step, &call);
 	else
-		planned = standard_planner(parse, query_string, cursorOptions, boundParams);
+		planner_step(&call);
+	planned = call.planned;
 	anonymizer_finish_bounding(planned);
 	hide_plan_estimates(planned);
 	return planned;

@@ -9,8 +9,10 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/elog.h"
 
 #include "guard/error_channel.h"
@@ -74,6 +76,54 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	}
 	PG_END_TRY();
 	guarded_runs--;
+}
+
+/* a marked private table (not a catalog read masked) at any depth */
+static bool
+reads_marked_table_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && rte->relid >= FirstNormalObjectId &&
+			entry_is_marked(rte);
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_marked_table_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_marked_table_walker, context);
+}
+
+bool
+error_channel_guards_planning(Query *query)
+{
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
+		return false;
+	return reads_marked_table_walker((Node *) query, NULL);
+}
+
+void
+error_channel_plan(void (*step) (void *arg), void *arg)
+{
+	Oid			role = anon_dp_budget_role();
+
+	failures_check(role);
+	PG_TRY();
+	{
+		step(arg);
+		/* a cancel that arrived while planning is delivered here, not later */
+		CHECK_FOR_INTERRUPTS();
+	}
+	PG_CATCH();
+	{
+		if (geterrcode() == ERRCODE_QUERY_CANCELED)
+			failures_record(role);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 /*

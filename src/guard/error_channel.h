@@ -20,6 +20,20 @@ extern bool error_channel_guards(PlannedStmt *statement);
 /* Run step(arg) for such a statement: notices held back, errors replaced. */
 extern void error_channel_run(void (*step) (void *arg), void *arg);
 
+/*
+ * Planning such a statement: the planner's estimates apply the statement's
+ * operators to the most common values and histogram bounds of private
+ * columns (a pattern match on each), so how long planning takes depends on
+ * private values, and a statement_timeout that ends it answers a question
+ * about them.  error_channel_guards_planning: the query (at any depth)
+ * reads a marked private table in an anonymized session.
+ * error_channel_plan: runs step(arg), the planning, after refusing a role
+ * over its limit of failed statements, and counts a cancel as a failure;
+ * other errors pass as they are (they describe the statement, not values).
+ */
+extern bool error_channel_guards_planning(Query *query);
+extern void error_channel_plan(void (*step) (void *arg), void *arg);
+
 /* emit_log_hook: keep messages raised during such a run away from the client. */
 extern void error_channel_filter(ErrorData *edata);
 
