@@ -372,7 +372,7 @@ SET anon_dp.epsilon = 100;
 SELECT anon_dp_failed_statements('al_analyst') AS failed_after_reset,
        (SELECT ANON_COUNT(*) > 900 FROM al_people) AS released;
 
--- ==== a cancel while an anonymization statement is planned counts too ====
+-- ==== errors and cancels while an anonymization statement is planned ====
 -- The planner applies the statement's operators to the most common values and
 -- histogram bounds of private columns (a pattern match on each) and folds
 -- immutable calls: how long planning takes can depend on private values, and
@@ -383,6 +383,9 @@ RESET SESSION AUTHORIZATION;
 CREATE FUNCTION al_slow_constant(int) RETURNS int IMMUTABLE LANGUAGE plpgsql
 AS $$BEGIN PERFORM pg_sleep(10); RETURN $1; END$$;
 SECURITY LABEL FOR anon_dp ON FUNCTION al_slow_constant(int) IS 'trusted';
+CREATE FUNCTION al_failing_constant(int) RETURNS int IMMUTABLE LANGUAGE plpgsql
+AS $$BEGIN RAISE EXCEPTION 'al_failing_constant saw %', $1; END$$;
+SECURITY LABEL FOR anon_dp ON FUNCTION al_failing_constant(int) IS 'trusted';
 SET SESSION AUTHORIZATION al_analyst;
 SET anon_dp.epsilon = 100;
 SELECT anon_dp_failed_statements('al_analyst') AS failed_before;
@@ -390,9 +393,14 @@ SET statement_timeout = '300ms';
 SELECT ANON_COUNT(*) FROM al_people WHERE salary < al_slow_constant(10);
 RESET statement_timeout;
 SELECT anon_dp_failed_statements('al_analyst') AS failed_after_cancelled_planning;
+-- an error while planning is the one fixed error, and counted (the planner's
+-- estimates run the statement's operators on private values; here a vouched
+-- function folded at planning stands in for one that fails on such a value)
+SELECT ANON_COUNT(*) FROM al_people WHERE salary < al_failing_constant(7);
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after_planning_error;
 RESET SESSION AUTHORIZATION;
 SELECT anon_dp_reset_failures('al_analyst');
-DROP FUNCTION al_slow_constant(int);
+DROP FUNCTION al_slow_constant(int), al_failing_constant(int);
 SET SESSION AUTHORIZATION al_analyst;
 
 -- ==== outside anonymization queries nothing private is within reach ====

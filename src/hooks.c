@@ -8,9 +8,10 @@
  *                             statement of an anonymized session, then
  *                             anonymize its anonymization queries
  *                             (src/anonymizer)
- *   planner_hook              guard what view expansion revealed; count
- *                             a cancel while an anonymization statement
- *                             is planned as a failure; after planning, size the per-user bounding's hash
+ *   planner_hook              guard what view expansion revealed; plan
+ *                             an anonymization statement of an anonymized
+ *                             session through the error channel; after
+ *                             planning, size the per-user bounding's hash
  *                             aggregation batches (src/anonymizer)
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only

@@ -2,6 +2,9 @@
  * error_channel.c -- errors and notices of the anonymization statements of
  * an anonymized session (error_channel.h).
  *
+ * While such a statement is planned too: the planner's estimates run its
+ * operators on the statistics of private columns.
+ *
  * What remains is one bit per statement: whether it failed.  The original
  * error's SQLSTATE (not its text, which may hold a private value) goes to
  * the server log, and the failure is counted for the role (failures.h).
@@ -105,25 +108,29 @@ error_channel_guards_planning(Query *query)
 	return reads_marked_table_walker((Node *) query, NULL);
 }
 
+typedef struct planning
+{
+	void		(*step) (void *arg);
+	void	   *arg;
+} planning;
+
+static void
+plan_step(void *arg)
+{
+	planning   *p = (planning *) arg;
+
+	p->step(p->arg);
+	/* a cancel that arrived while planning is delivered here, not later */
+	CHECK_FOR_INTERRUPTS();
+}
+
 void
 error_channel_plan(void (*step) (void *arg), void *arg)
 {
-	Oid			role = anon_dp_budget_role();
+	planning	p = {step, arg};
 
-	failures_check(role);
-	PG_TRY();
-	{
-		step(arg);
-		/* a cancel that arrived while planning is delivered here, not later */
-		CHECK_FOR_INTERRUPTS();
-	}
-	PG_CATCH();
-	{
-		if (geterrcode() == ERRCODE_QUERY_CANCELED)
-			failures_record(role);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	failures_check(anon_dp_budget_role());
+	error_channel_run(plan_step, &p);
 }
 
 /*

@@ -23,13 +23,13 @@ extern void error_channel_run(void (*step) (void *arg), void *arg);
 /*
  * Planning such a statement: the planner's estimates apply the statement's
  * operators to the most common values and histogram bounds of private
- * columns (a pattern match on each), so how long planning takes depends on
- * private values, and a statement_timeout that ends it answers a question
- * about them.  error_channel_guards_planning: the query (at any depth)
- * reads a marked private table in an anonymized session.
- * error_channel_plan: runs step(arg), the planning, after refusing a role
- * over its limit of failed statements, and counts a cancel as a failure;
- * other errors pass as they are (they describe the statement, not values).
+ * columns (a pattern match on each), so whether planning fails, and how
+ * long it takes, can depend on private values.  error_channel_guards_planning:
+ * the query (at any depth) reads a marked private table in an anonymized
+ * session.  error_channel_plan: refuses a role over its limit of failed
+ * statements, then runs step(arg), the planning, like error_channel_run (one
+ * fixed error, counted; a cancel counted and passed as it is, also one that
+ * arrived while planning).
  */
 extern bool error_channel_guards_planning(Query *query);
 extern void error_channel_plan(void (*step) (void *arg), void *arg);
