@@ -7,8 +7,6 @@
 #ifndef ANON_DP_LEDGER_SQL_H
 #define ANON_DP_LEDGER_SQL_H
 
-#include "postgres.h"
-
 /*
  * The statements of a charge that the ledger worker keeps prepared for its
  * life: parsing and planning them again for every charge was most of its
