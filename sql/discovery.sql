@@ -176,6 +176,15 @@ SELECT count(*) AS counters_called FROM dis_plan_lines('SELECT * FROM pg_stat_al
 WHERE l LIKE '%pg\_stat\_get\_%';
 SELECT count(*) AS visible_rows_only FROM dis_plan_lines('SELECT * FROM pg_stats') l
 WHERE l LIKE '%anon_dp_statistics_visible(s.starelid)%';
+-- xmax (and cmax, which shares its storage) of any relation: a row's xmax is
+-- the transaction that last locked it, and inserting a private row locks the
+-- public row its foreign key references (red team: which products a user's
+-- basket held, grouped by transaction); the table's own columns still read
+SELECT count(*) FROM dis_browsers WHERE xmax <> '0';
+SELECT xmax, name FROM dis_browsers;
+SELECT cmax FROM dis_browsers;
+SELECT * FROM (SELECT xmax AS x FROM dis_browsers) s;
+SELECT count(*) > 0 AS own_columns, min(xmin::text) IS NOT NULL AS xmin_read FROM dis_browsers;
 -- still refused: the catalogs and functions behind them, other statistics views
 SELECT count(*) FROM pg_statistic;
 SELECT pg_stat_get_live_tuples('dis_visits'::regclass);

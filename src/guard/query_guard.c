@@ -7,6 +7,7 @@
 
 #include "access/parallel.h"
 #include "access/relation.h"
+#include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
@@ -339,6 +340,14 @@ plan_guard_walker(Node *node, void *context)
 		mask_activity_functions(query);
 		return query_tree_walker(query, plan_guard_walker, context, 0);
 	}
+	if (IsA(node, Var) && (((Var *) node)->varattno == MaxTransactionIdAttributeNumber ||
+						   ((Var *) node)->varattno == MaxCommandIdAttributeNumber))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("system column %s cannot be read by an anonymized role",
+						((Var *) node)->varattno == MaxTransactionIdAttributeNumber ? "xmax" : "cmax"),
+				 errdetail("A row's xmax holds the transaction that last locked it: inserting a private row locks the public row its foreign key references."),
+				 errhint("Select the table's own columns.")));
 	for_each_called_function(node, refuse_hidden_builtin_call, NULL);
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
