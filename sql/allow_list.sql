@@ -117,6 +117,16 @@ SELECT ANON_COUNT(*) FROM al_people WHERE 'x' ~* ssn;
 SELECT ANON_COUNT(*) FROM al_people WHERE regexp_replace(diagnosis, ssn, '') = '';
 SELECT ANON_COUNT(*) FROM al_people WHERE regexp_match(diagnosis, '[0-9]', small) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis SIMILAR TO ssn;
+-- a literal pattern with a back-reference: matching it takes time that grows
+-- steeply with the text, whose length a private value may choose (red team:
+-- '^(x*)(x*)(x*)\1\2\3$' over left(repeat('x', 1000), 2 * ascii(...)) read a
+-- note by timing); an escaped backslash before a digit, and a replacement's \1,
+-- are fine
+SELECT ANON_COUNT(*) FROM al_people WHERE left(repeat('x', 1000), 2 * ascii(ssn)) ~ '^(x*)(x*)(x*)\1\2\3$';
+SELECT ANON_COUNT(*) FROM al_people WHERE regexp_match(diagnosis, '(d)\1', 'i') IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE substring(diagnosis FROM '(s)\1') IS NULL;
+SELECT ANON_COUNT(*) > 0 AS escaped_backslash FROM al_people WHERE diagnosis !~ '\\1';
+SELECT ANON_COUNT(*) > 0 AS replacement FROM al_people WHERE regexp_replace(diagnosis, '(d)(i)', '\2\1') <> '';
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ ANY (tags);
 SELECT ANON_COUNT(*) FROM al_people WHERE substring(diagnosis FROM ssn) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE to_char(seen, diagnosis) IS NULL;

@@ -355,6 +355,40 @@ refuse_size(Oid funcid, int position)
 			 errhint("Write a literal no larger than %.0f.", size_limit_of(funcid))));
 }
 
+/*
+ * A literal regular expression with a back-reference (\1 to \9): matching
+ * one backtracks, in time polynomial of a high degree in the length of the
+ * text, so a text whose length a private value chooses would make one
+ * user's row take seconds (red team: a note read by a binary search on
+ * timing).  Without back-references PostgreSQL matches with automata.
+ */
+static void
+refuse_back_reference(Oid funcid, int position, Node *argument)
+{
+	const char *pattern;
+	const char *p;
+
+	if (!IsA(argument, Const) || ((Const *) argument)->constisnull ||
+		(((Const *) argument)->consttype != TEXTOID &&
+		 ((Const *) argument)->consttype != VARCHAROID))
+		return;
+	pattern = TextDatumGetCString(((Const *) argument)->constvalue);
+	for (p = pattern; *p != '\0'; p++)
+	{
+		if (*p != '\\')
+			continue;
+		if (p[1] >= '1' && p[1] <= '9')
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("argument %d of %s has a back-reference (\\%c): not allowed in an anonymization query of an anonymized role",
+							position, format_procedure(funcid), p[1]),
+					 errdetail("Matching a back-reference takes time that grows steeply with the length of the text, so one user's row could make the query measurably slower."),
+					 errhint("Write the pattern without back-references.")));
+		if (p[1] != '\0')
+			p++;				/* an escaped character, also an escaped backslash */
+	}
+}
+
 static void
 check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 {
@@ -378,6 +412,8 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 				if (entry->constants[i].reason == ALLOW_CONSTANT_SIZE &&
 					!(size_of_argument(argument) <= size_limit_of(funcid)))
 					refuse_size(funcid, position);
+				if (entry->constants[i].reason == ALLOW_CONSTANT_PATTERN)
+					refuse_back_reference(funcid, position, argument);
 				continue;
 			}
 			ereport(ERROR,
