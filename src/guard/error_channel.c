@@ -12,10 +12,8 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
-#include "access/transam.h"
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "utils/elog.h"
 
 #include "guard/error_channel.h"
@@ -81,31 +79,12 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	guarded_runs--;
 }
 
-/* a marked private table (not a catalog read masked) at any depth */
-static bool
-reads_marked_table_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		return rte->rtekind == RTE_RELATION && rte->relid >= FirstNormalObjectId &&
-			entry_is_marked(rte);
-	}
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, reads_marked_table_walker, context,
-								 QTW_EXAMINE_RTES_BEFORE);
-	return expression_tree_walker(node, reads_marked_table_walker, context);
-}
-
 bool
 error_channel_guards_planning(Query *query)
 {
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return false;
-	return reads_marked_table_walker((Node *) query, NULL);
+	return query_reads_marked_table(query);
 }
 
 typedef struct planning

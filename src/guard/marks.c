@@ -12,6 +12,8 @@
  */
 #include "postgres.h"
 
+#include "access/transam.h"
+
 #include "access/relation.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
@@ -48,6 +50,31 @@ range_table_has_marked_relation(List *range_table)
 			return true;
 	}
 	return false;
+}
+
+/* a marked table of the database (not a catalog read masked), at any depth */
+static bool
+reads_marked_table_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && rte->relid >= FirstNormalObjectId &&
+			entry_is_marked(rte);
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_marked_table_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_marked_table_walker, context);
+}
+
+bool
+query_reads_marked_table(Query *query)
+{
+	return reads_marked_table_walker((Node *) query, NULL);
 }
 
 static bool

@@ -19,6 +19,9 @@ extern bool entry_is_marked(RangeTblEntry *rte);
 /* Whether a range table (a query's or a planned statement's) holds a marked table. */
 extern bool range_table_has_marked_relation(List *range_table);
 
+/* Whether the query, at any depth, reads a marked table (not a catalog read masked). */
+extern bool query_reads_marked_table(Query *query);
+
 /* Mark one entry: anon_dp validated (or itself wrote) what reads it. */
 extern void mark_entry(RangeTblEntry *rte);
 
