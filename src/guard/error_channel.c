@@ -43,7 +43,7 @@ raise_generic_error(MemoryContext context, Oid role)
 	MemoryContextSwitchTo(context);
 	sqlerrcode = geterrcode();
 	/* a cancel counts too: a statement_timeout can end a branch one value made slow */
-	failures_record(role);
+	failures_end(role, true);
 	if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 		PG_RE_THROW();			/* a cancel or statement_timeout: the caller's own */
 	FlushErrorState();
@@ -66,6 +66,8 @@ error_channel_run(void (*step) (void *arg), void *arg)
 
 	guarded_runs++;
 	guarded_once = true;
+	/* counted as failed until it completes: see failures.h */
+	failures_begin(role);
 	PG_TRY();
 	{
 		step(arg);
@@ -77,6 +79,7 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	}
 	PG_END_TRY();
 	guarded_runs--;
+	failures_end(role, false);
 }
 
 bool

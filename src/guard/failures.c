@@ -32,6 +32,9 @@ typedef struct failure_entry
 static HTAB *failures = NULL;
 static LWLock *failures_lock = NULL;
 
+/* failures this backend recorded for statements still running (nested ones add up) */
+static int	in_flight_here = 0;
+
 void
 failures_request_shmem(void)
 {
@@ -77,7 +80,8 @@ failures_of(Oid roleid)
 	entry = hash_search(failures, &key, HASH_FIND, NULL);
 	count = entry != NULL ? entry->count : 0;
 	LWLockRelease(failures_lock);
-	return count;
+	/* this backend's statements in flight are not failures (yet) to itself */
+	return Max(count - in_flight_here, 0);
 }
 
 /* a failure of the role could not be counted: the table is full */
@@ -115,7 +119,7 @@ failures_check(Oid roleid)
 }
 
 void
-failures_record(Oid roleid)
+failures_begin(Oid roleid)
 {
 	failure_key key = key_of(roleid);
 	failure_entry *entry;
@@ -127,6 +131,25 @@ failures_record(Oid roleid)
 	entry = hash_search(failures, &key, HASH_ENTER_NULL, &found);
 	if (entry != NULL)
 		entry->count = found ? entry->count + 1 : 1;
+	LWLockRelease(failures_lock);
+	in_flight_here++;
+}
+
+void
+failures_end(Oid roleid, bool failed)
+{
+	failure_key key = key_of(roleid);
+	failure_entry *entry;
+
+	if (in_flight_here > 0)
+		in_flight_here--;
+	if (failed || failures == NULL)
+		return;
+	LWLockAcquire(failures_lock, LW_EXCLUSIVE);
+	entry = hash_search(failures, &key, HASH_FIND, NULL);
+	/* a reset while the statement ran, or a full table: nothing to take back */
+	if (entry != NULL && entry->count > 0)
+		entry->count--;
 	LWLockRelease(failures_lock);
 }
 

@@ -20,10 +20,21 @@ extern void failures_startup_shmem(void);
 /* ERROR if the role has reached the limit (before the statement runs) */
 extern void failures_check(Oid roleid);
 
-/* one more failure of the role's anonymization statements */
-extern void failures_record(Oid roleid);
+/*
+ * A statement counts as failed from the moment it starts: failures_begin
+ * before it runs, failures_end once it has completed or failed.  An exit between
+ * the two that no PG_CATCH sees (a FATAL: pg_terminate_backend of the
+ * statement's backend from a second session, a lost connection) leaves it
+ * counted, as does an error.  Statements of this backend in flight do not
+ * count against its own nested statements (failures_check).
+ */
+extern void failures_begin(Oid roleid);
+extern void failures_end(Oid roleid, bool failed);
 
-/* the role's count (0 when none, or without the preloaded library) */
+/*
+ * the role's count (0 when none, or without the preloaded library): with the
+ * statements in flight in other backends, without this backend's own
+ */
 extern int	failures_of(Oid roleid);
 
 /* back to 0 */
