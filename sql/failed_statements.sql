@@ -80,6 +80,12 @@ BEGIN
     RETURN result;
 END $$;
 
+-- one statement of the analyst, answered (its first value or its error)
+CREATE FUNCTION fs_result_of(statement text) RETURNS text LANGUAGE sql AS $$
+SELECT dblink_send_query('fs', statement);
+SELECT fs_result();
+$$;
+
 SELECT fs_connect();
 SELECT dblink_exec('fs', 'SET anon_dp.epsilon = 1');
 
@@ -127,11 +133,32 @@ SELECT fs_result() AS answered;
 SELECT anon_dp_failed_statements('fs_analyst') AS failed_after_reset;
 SELECT dblink_disconnect('fs');
 
+-- ==== anon_dp.max_statement_time: a cap the analyst cannot lift ====
+-- statement_timeout caps nothing against an analyst, who may SET it to 0; a
+-- data owner's anon_dp.max_statement_time cancels each step (planning, each
+-- run of the executor) of an anonymization statement that runs longer, and
+-- the cancel counts as a failure
+ALTER ROLE fs_analyst SET anon_dp.max_statement_time = '300ms';
+SELECT fs_connect();
+SELECT dblink_exec('fs', 'SET anon_dp.epsilon = 1');
+SELECT dblink_exec('fs', 'SET statement_timeout = 0');
+SELECT fs_result_of('SET anon_dp.max_statement_time = 0');
+SELECT fs_result_of('SHOW anon_dp.max_statement_time');
+-- a statement that ends in time answers
+SELECT fs_result_of('SELECT (ANON_COUNT(*) > -1000)::text FROM fs_visits WHERE fs_slow(uid, 0) > 0');
+SELECT anon_dp_failed_statements('fs_analyst') AS failed_in_time;
+-- one that reaches the slow row is cancelled, and counted
+SELECT fs_result_of('SELECT ANON_COUNT(*)::text FROM fs_visits WHERE fs_slow(uid, 7) = 7');
+SELECT anon_dp_failed_statements('fs_analyst') AS failed_after_cap;
+-- statements that read no private table are not capped
+SELECT fs_result_of('SELECT pg_sleep(0.5)::text');
+SELECT dblink_disconnect('fs');
+
 -- cleanup
 SELECT anon_dp_reset_failures('fs_analyst');
 ALTER ROLE fs_analyst RESET ALL;
 DROP PROCEDURE fs_wait_for_sleep(), fs_wait_for_exit(int);
-DROP FUNCTION fs_connect(), fs_analyst_pid(), fs_result(), fs_slow(int, int);
+DROP FUNCTION fs_connect(), fs_analyst_pid(), fs_result_of(text), fs_result(), fs_slow(int, int);
 DROP TABLE fs_visits;
 DELETE FROM anon_dp_budgets WHERE role::text = 'fs_analyst';
 DROP OWNED BY fs_analyst;

@@ -36,6 +36,7 @@ double		anon_dp_default_budget_delta = 1e-4;
 double		anon_dp_budget_notice = 0.1;
 uint64		anon_dp_settings_generation = 0;
 int			anon_dp_max_failed_statements = 100;
+int			anon_dp_max_statement_time = 0;
 
 static const struct config_enum_entry access_level_options[] = {
 	{"full", ANON_DP_ACCESS_FULL, false},
@@ -349,6 +350,16 @@ anon_dp_define_settings(void)
 							&anon_dp_max_failed_statements,
 							100, 0, INT_MAX,
 							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("anon_dp.max_statement_time",
+							"Longest time one step of an anonymization statement of an anonymized session may run.",
+							"Planning, and each run of the executor (a FETCH of a cursor is one), is cancelled after this "
+							"and counted as a failed statement; unlike statement_timeout, the analyst cannot change it. "
+							"0 means no limit; superusers only.",
+							&anon_dp_max_statement_time,
+							0, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("anon_dp");

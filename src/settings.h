@@ -82,6 +82,7 @@ extern double anon_dp_budget_notice;	/* NOTICE below this share of a budget */
  */
 extern uint64 anon_dp_settings_generation;
 extern int	anon_dp_max_failed_statements;	/* per role and database (failures.h) */
+extern int	anon_dp_max_statement_time; /* ms per guarded step (error_channel.h) */
 
 extern void anon_dp_define_settings(void);
 

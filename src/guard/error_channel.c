@@ -14,18 +14,57 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/elog.h"
+#include "utils/timeout.h"
 
 #include "guard/error_channel.h"
 #include "guard/failures.h"
 #include "guard/marks.h"
 #include "guard/roles.h"
+#include "settings.h"
 
 /* runs of guarded statements in progress (they nest through functions) */
 static int	guarded_runs = 0;
 
 /* this backend has run a guarded statement: its resource leak warnings stay in the log */
 static bool guarded_once = false;
+
+/*
+ * anon_dp.max_statement_time: a timeout of our own, registered in a backend
+ * when first needed, that cancels the statement as a cancel request does.
+ * statement_timeout serves the same purpose, but the analyst may SET it.
+ */
+static TimeoutId step_timeout = MAX_TIMEOUTS;
+static volatile sig_atomic_t step_timed_out = false;
+
+static void
+step_timeout_handler(void)
+{
+	step_timed_out = true;
+	QueryCancelPending = true;
+	InterruptPending = true;
+	SetLatch(MyLatch);
+}
+
+/* arms the timeout for the outermost guarded step; false when there is none */
+static bool
+arm_step_timeout(void)
+{
+	if (guarded_runs > 0 || anon_dp_max_statement_time <= 0)
+		return false;
+	if (step_timeout == MAX_TIMEOUTS)
+		step_timeout = RegisterTimeout(USER_TIMEOUT, step_timeout_handler);
+	step_timed_out = false;
+	enable_timeout_after(step_timeout, anon_dp_max_statement_time);
+	return true;
+}
+
+static void
+disarm_step_timeout(void)
+{
+	disable_timeout(step_timeout, false);
+}
 
 bool
 error_channel_guards(PlannedStmt *statement)
@@ -44,6 +83,17 @@ raise_generic_error(MemoryContext context, Oid role)
 	sqlerrcode = geterrcode();
 	/* a cancel counts too: a statement_timeout can end a branch one value made slow */
 	failures_end(role, true);
+	if (sqlerrcode == ERRCODE_QUERY_CANCELED && step_timed_out)
+	{
+		step_timed_out = false;
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("canceling the anonymization query: one step of it ran longer than anon_dp.max_statement_time (%d ms)",
+						anon_dp_max_statement_time),
+				 errdetail("The limit is a data owner's setting; the statement counts as failed."),
+				 errhint("Ask a data owner for a higher anon_dp.max_statement_time, or query less data at once.")));
+	}
 	if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 		PG_RE_THROW();			/* a cancel or statement_timeout: the caller's own */
 	FlushErrorState();
@@ -63,6 +113,7 @@ error_channel_run(void (*step) (void *arg), void *arg)
 {
 	MemoryContext context = CurrentMemoryContext;
 	Oid			role = anon_dp_budget_role();	/* whose failure it would be */
+	bool		timed = arm_step_timeout();
 
 	guarded_runs++;
 	guarded_once = true;
@@ -75,10 +126,14 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	PG_CATCH();
 	{
 		guarded_runs--;
+		if (timed)
+			disarm_step_timeout();
 		raise_generic_error(context, role);
 	}
 	PG_END_TRY();
 	guarded_runs--;
+	if (timed)
+		disarm_step_timeout();
 	failures_end(role, false);
 }
 
