@@ -26,6 +26,7 @@ SECURITY LABEL FOR anon_dp ON ROLE dis_analyst IS 'anonymized';
 GRANT SELECT ON dis_browsers TO dis_analyst;
 SELECT anon_dp_set_budget('dis_analyst', 100, 1e-3);
 ANALYZE dis_visits, dis_browsers;
+VACUUM dis_visits, dis_browsers;	-- sets their freeze horizons
 -- pg_class's own planner statistics hold every table's reltuples and relpages
 -- (autovacuum analyzes pg_class; an analyst can make it run by churning
 -- temporary tables)
@@ -168,6 +169,11 @@ WHERE c.oid IN ('pg_statistic'::regclass, 'pg_statistic_ext_data'::regclass,
 ORDER BY c.oid;
 SELECT reltuples > 0 AS shown, pg_relation_size(oid) > 0 AS size_shown FROM pg_class
 WHERE oid = 'pg_attribute'::regclass;
+-- the freeze horizons of a private table: after a VACUUM, the transaction that
+-- wrote its oldest row still unfrozen (they move when that row is deleted);
+-- masked as 0, shown for the public table
+SELECT relname, relfrozenxid <> '0'::xid AS frozenxid_shown, relminmxid <> '0'::xid AS minmxid_shown
+FROM pg_class WHERE relname IN ('dis_visits', 'dis_browsers', 'dis_notes') ORDER BY 1;
 -- the plan calls no counter itself: the shown ones through
 -- anon_dp_masked_statistic, the others are NULL constants
 SELECT count(*) AS masked_counters FROM dis_plan_lines('SELECT n_live_tup, seq_scan FROM pg_stat_user_tables') l

@@ -5,7 +5,9 @@
  * Table lists of BI tools and JDBC's getIndexInfo() select pg_class rows
  * with all their columns; refusing them breaks the tools.  Instead, the
  * statistics that give the number of rows of a relation (reltuples,
- * relpages, relallvisible, and its size on disk) are masked for relations
+ * relpages, relallvisible, and its size on disk) and its freeze horizons
+ * (relfrozenxid, relminmxid: which transaction wrote its oldest row) are
+ * masked for relations
  * that are not open to analysts, and shown as they are for the others.
  * The sizes of whole databases and tablespaces (pg_database_size,
  * pg_tablespace_size), which hold private tables, are NULL.
@@ -137,6 +139,15 @@ masked_pg_class(void)
 		else if (att->attnum == Anum_pg_class_relpages || att->attnum == Anum_pg_class_relallvisible)
 			column = masked(oid, column, (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
 															Int32GetDatum(0), false, true));
+
+		/*
+		 * After a VACUUM the freeze horizons are the transaction that wrote
+		 * the oldest row still unfrozen, and they move when it is deleted
+		 */
+		else if (att->attnum == Anum_pg_class_relfrozenxid || att->attnum == Anum_pg_class_relminmxid)
+			column = masked(oid, column, (Expr *) makeConst(XIDOID, -1, InvalidOid, sizeof(TransactionId),
+															TransactionIdGetDatum(InvalidTransactionId),
+															false, true));
 		add_column(select, column, NameStr(att->attname));
 	}
 	relation_close(pg_class, AccessShareLock);
