@@ -127,6 +127,21 @@ SELECT ANON_COUNT(*) FROM al_people WHERE regexp_match(diagnosis, '(d)\1', 'i') 
 SELECT ANON_COUNT(*) FROM al_people WHERE substring(diagnosis FROM '(s)\1') IS NULL;
 SELECT ANON_COUNT(*) > 0 AS escaped_backslash FROM al_people WHERE diagnosis !~ '\\1';
 SELECT ANON_COUNT(*) > 0 AS replacement FROM al_people WHERE regexp_replace(diagnosis, '(d)(i)', '\2\1') <> '';
+-- the pattern is read after folding (a back-reference built of two literals),
+-- and one that is a parameter (of a prepared statement, a PL/pgSQL variable)
+-- cannot be read before the query runs: refused
+SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ ('^(x*)' || '\1$');
+PREPARE al_pattern(text) AS SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ $1;
+DO $$
+DECLARE
+    pattern text := '^(x*)\1$';
+    n float8;
+BEGIN
+    SELECT ANON_COUNT(*) INTO n FROM al_people WHERE diagnosis ~ pattern;
+END $$;
+PREPARE al_literal_pattern(int) AS SELECT ANON_COUNT(*) > $1 AS literal_with_parameter FROM al_people WHERE diagnosis ~ '^d';
+EXECUTE al_literal_pattern(0);
+DEALLOCATE al_literal_pattern;
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ ANY (tags);
 SELECT ANON_COUNT(*) FROM al_people WHERE substring(diagnosis FROM ssn) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE to_char(seen, diagnosis) IS NULL;
@@ -207,11 +222,12 @@ WHERE extract(year FROM born) >= 2000 AND born + interval '1 day' > date '2000-0
   AND md5(ssn) <> '' AND split_part(ssn, '-', 2) = '45' AND uid::text::numeric > 0
   AND now() >= seen - interval '100 years' AND CASE WHEN salary > 500000 THEN true ELSE salary >= 0 END
 GROUP BY data->>'city' ORDER BY city;
--- the argument of a prepared statement is a constant of the statement
-PREPARE al_pattern(text) AS
-SELECT ANON_COUNT(*) > 900 AS released FROM al_people WHERE diagnosis ~ $1;
-EXECUTE al_pattern('^diag');
-DEALLOCATE al_pattern;
+-- the argument of a prepared statement is a constant of the statement (a
+-- pattern is not: it must be a literal, see the back-references above)
+PREPARE al_format(text) AS
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people WHERE to_char(born, $1) <> '';
+EXECUTE al_format('YYYY');
+DEALLOCATE al_format;
 -- ... but a size argument is a literal the statement fixes, and a small one
 -- (red team round 2: repeat(x, 100000000) in one user's branch, timed by
 -- clock_timestamp() in the same query, released the time through the noise)

@@ -361,18 +361,32 @@ refuse_size(Oid funcid, int position)
  * text, so a text whose length a private value chooses would make one
  * user's row take seconds (red team: a note read by a binary search on
  * timing).  Without back-references PostgreSQL matches with automata.
+ * The pattern is read after folding, so that one built of several literals
+ * ('(x*)' || '\1') is read whole.
  */
 static void
 refuse_back_reference(Oid funcid, int position, Node *argument)
 {
+	Node	   *folded = eval_const_expressions(NULL, copyObject(argument));
 	const char *pattern;
 	const char *p;
 
-	if (!IsA(argument, Const) || ((Const *) argument)->constisnull ||
-		(((Const *) argument)->consttype != TEXTOID &&
-		 ((Const *) argument)->consttype != VARCHAROID))
+	/*
+	 * A parameter (of a prepared statement, a PL/pgSQL variable) has no
+	 * value yet: what it will hold cannot be inspected
+	 */
+	if (!IsA(folded, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("argument %d of %s must be a literal in an anonymization query of an anonymized role",
+						position, format_procedure(funcid)),
+				 errdetail("anon_dp reads a regular expression before the query runs, to refuse back-references; the value of a parameter is not known then."),
+				 errhint("Write the pattern and its flags as literals.")));
+	if (((Const *) folded)->constisnull ||
+		(((Const *) folded)->consttype != TEXTOID &&
+		 ((Const *) folded)->consttype != VARCHAROID))
 		return;
-	pattern = TextDatumGetCString(((Const *) argument)->constvalue);
+	pattern = TextDatumGetCString(((Const *) folded)->constvalue);
 	for (p = pattern; *p != '\0'; p++)
 	{
 		if (*p != '\\')
