@@ -131,6 +131,7 @@ SELECT ANON_COUNT(*) > 0 AS replacement FROM al_people WHERE regexp_replace(diag
 -- and one that is a parameter (of a prepared statement, a PL/pgSQL variable)
 -- cannot be read before the query runs: refused
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ ('^(x*)' || '\1$');
+SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis SIMILAR TO '(x*)#1' ESCAPE '#';
 PREPARE al_pattern(text) AS SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ $1;
 DO $$
 DECLARE
