@@ -253,7 +253,10 @@ BEGIN
                    'pg_read_file', 'pg_read_file_old', 'pg_read_binary_file', 'pg_stat_file',
                    'pg_current_logfile', 'pg_get_backend_memory_contexts',
                    'pg_lock_status', 'pg_blocking_pids',
-                   'pg_safe_snapshot_blocking_pids'))
+                   'pg_safe_snapshot_blocking_pids',
+                   'pg_get_multixact_members', 'txid_status', 'pg_xact_status',
+                   'pg_xact_commit_timestamp', 'pg_xact_commit_timestamp_origin',
+                   'pg_last_committed_xact'))
         ORDER BY p.oid
     LOOP
         BEGIN

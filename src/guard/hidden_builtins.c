@@ -21,7 +21,11 @@
  * statistics_views.c reads pg_stat_activity through
  * anon_dp_masked_activity instead); the sizes of relations, databases and
  * tablespaces (anon_dp's catalog masking gives analysts the sizes of public
- * relations through anon_dp_masked_size); the lock functions; and the
+ * relations through anon_dp_masked_size); the lock functions; the state of
+ * transactions (pg_get_multixact_members, txid_status, pg_xact_status, the
+ * commit timestamps: which transactions locked a public row that a private
+ * row references, and whether and when writers of private rows committed);
+ * and the
  * sequence functions, refused in statements (a serial column's counter
  * counts rows) but left to the privileges of the sequence at run time (the
  * default of a serial column of the analyst's own table calls nextval).
@@ -43,6 +47,7 @@ typedef enum hidden_kind
 	HIDDEN_WAL_POSITION,
 	HIDDEN_SERVER_STATE,
 	HIDDEN_ACTIVITY,
+	HIDDEN_TRANSACTIONS,
 	HIDDEN_COUNTER_SEQUENCE		/* refused in statements only */
 } hidden_kind;
 
@@ -161,15 +166,19 @@ static const hidden_builtin hidden[] = {
 	{3330, "pg_current_wal_flush_lsn()", HIDDEN_WAL_POSITION},
 	{3353, "pg_ls_logdir()", HIDDEN_SERVER_STATE},
 	{3354, "pg_ls_waldir()", HIDDEN_SERVER_STATE},
+	{3360, "txid_status(bigint)", HIDDEN_TRANSACTIONS},
 	{3376, "pg_safe_snapshot_blocking_pids(integer)", HIDDEN_LOCKS},
 	{3426, "pg_stat_get_db_checksum_failures(oid)", HIDDEN_STATISTICS},
 	{3428, "pg_stat_get_db_checksum_last_failure(oid)", HIDDEN_STATISTICS},
 	{3442, "pg_control_checkpoint()", HIDDEN_WAL_POSITION},
 	{3443, "pg_control_recovery()", HIDDEN_WAL_POSITION},
+	{3581, "pg_xact_commit_timestamp(xid)", HIDDEN_TRANSACTIONS},
+	{3583, "pg_last_committed_xact()", HIDDEN_TRANSACTIONS},
 	{3781, "pg_get_replication_slots()", HIDDEN_WAL_POSITION},
 	{3788, "pg_stat_get_snapshot_timestamp()", HIDDEN_STATISTICS},
 	{3800, "pg_current_logfile()", HIDDEN_SERVER_STATE},
 	{3801, "pg_current_logfile(text)", HIDDEN_SERVER_STATE},
+	{3819, "pg_get_multixact_members(xid)", HIDDEN_TRANSACTIONS},
 	{3820, "pg_last_wal_receive_lsn()", HIDDEN_WAL_POSITION},
 	{3821, "pg_last_wal_replay_lsn()", HIDDEN_WAL_POSITION},
 	{3826, "pg_read_file(text)", HIDDEN_SERVER_STATE},
@@ -181,7 +190,9 @@ static const hidden_builtin hidden[] = {
 	{5030, "pg_ls_tmpdir(oid)", HIDDEN_SERVER_STATE},
 	{5031, "pg_ls_archive_statusdir()", HIDDEN_SERVER_STATE},
 	{5053, "pg_stat_get_ins_since_vacuum(oid)", HIDDEN_STATISTICS},
+	{5066, "pg_xact_status(xid8)", HIDDEN_TRANSACTIONS},
 	{6118, "pg_stat_get_subscription(oid)", HIDDEN_STATISTICS},
+	{6168, "pg_xact_commit_timestamp_origin(xid)", HIDDEN_TRANSACTIONS},
 	{6169, "pg_stat_get_replication_slot(text)", HIDDEN_STATISTICS},
 	{6185, "pg_stat_get_db_session_time(oid)", HIDDEN_STATISTICS},
 	{6186, "pg_stat_get_db_active_time(oid)", HIDDEN_STATISTICS},
@@ -254,6 +265,13 @@ refuse_hidden(const hidden_builtin *entry)
 					 errmsg("permission denied for function %s: anonymized roles read sessions through pg_stat_activity", name),
 					 errdetail("How another session's anonymization query waits (on a temporary file when it spills) and whether it has parallel workers depend on private rows, and other roles' query texts carry private values; pg_stat_activity shows anonymized roles the sessions without them."),
 					 errhint("Read pg_stat_activity (or pg_stat_ssl, pg_stat_gssapi).")));
+			break;
+		case HIDDEN_TRANSACTIONS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for function %s: anonymized roles cannot read the state of other transactions", name),
+					 errdetail("Which transactions locked rows, committed or rolled back, and when, follows the writes to private tables: inserting a private row locks the public row its foreign key references."),
+					 errhint("Ask an administrator whose session is not anonymized.")));
 			break;
 		case HIDDEN_SIZE:
 			ereport(ERROR,
