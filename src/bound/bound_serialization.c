@@ -64,11 +64,11 @@ bound_state_serialize(bound_state *state)
 	pq_sendint32(&buf, (int32) state->count);
 	for (p = 0; p < state->count; p++)
 	{
-		bound_cell *cells = state->cells[p];
+		bound_cell *cells = bound_state_cells(state)[p];
 
 		if ((p + 1) % BOUND_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
-		pq_sendint64(&buf, (int64) state->keys[p]);
+		pq_sendint64(&buf, (int64) bound_state_keys(state)[p]);
 		for (i = 0; i < layout->ncolumns; i++)
 		{
 			bound_column *col = &layout->columns[i];
@@ -195,7 +195,7 @@ bound_state_read(bound_layout *layout, StringInfo buf)
 
 		if ((p + 1) % BOUND_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (p > 0 && key < state->keys[p - 1])
+		if (p > 0 && key < bound_state_keys(state)[p - 1])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 					 errmsg("anon_dp_bounded_column: pairs out of order")));

@@ -16,7 +16,18 @@
 static int
 inline_pairs(bound_layout *layout)
 {
-	return (int) Min(layout->keep, BOUND_INLINE_PAIRS);
+	return bound_state_inline_pairs(layout);
+}
+
+/* the pairs leave the inline arrays for separate ones of size entries */
+static void
+state_use_arrays(bound_state *state, uint64 *keys, bound_cell **cells, int32 size)
+{
+	char	   *p = bound_state_inline(state);
+
+	state->allocated = size;
+	*(uint64 **) p = keys;
+	*(bound_cell ***) (p + sizeof(uint64 *)) = cells;
 }
 
 static Size
@@ -38,15 +49,11 @@ bound_state *
 bound_state_init(bound_layout *layout, void *memory, uint64 uid_hash)
 {
 	bound_state *state = (bound_state *) memory;
-	char	   *p = (char *) state + MAXALIGN(sizeof(bound_state));
 
 	memset(memory, 0, bound_state_size(layout));
 	state->layout = layout;
 	state->uid_hash = uid_hash;
 	state->allocated = inline_pairs(layout);
-	state->keys = (uint64 *) p;
-	p += state->allocated * sizeof(uint64);
-	state->cells = (bound_cell **) p;
 	return state;
 }
 
@@ -65,7 +72,7 @@ state_new_cells(bound_state *state, MemoryContext context)
 
 	if (state->count < n)
 	{
-		char	   *pool = (char *) state + MAXALIGN(sizeof(bound_state)) +
+		char	   *pool = bound_state_inline(state) +
 			n * (sizeof(uint64) + sizeof(bound_cell *));
 
 		return (bound_cell *) (pool + state->count * cells_size(state->layout));
@@ -105,12 +112,14 @@ bound_state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext cont
 {
 	bound_layout *layout = state->layout;
 	bound_cell *cells;
+	uint64	   *keys_of;
+	bound_cell **cells_of;
 
 	if (state->count == layout->keep)
 	{
 		if (pos >= state->count)
 			return NULL;
-		cells = state->cells[--state->count];
+		cells = bound_state_cells(state)[--state->count];
 		cells_release(layout, cells);
 	}
 	else
@@ -119,30 +128,28 @@ bound_state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext cont
 		{
 			int32		size = (int32) Min((int64) state->allocated * 2, layout->keep);
 
-			if (state->allocated == inline_pairs(layout))
-			{
-				/* leave the inline arrays for separate ones */
-				uint64	   *keys = MemoryContextAlloc(context, sizeof(uint64) * size);
-				bound_cell **cells_of = MemoryContextAlloc(context, sizeof(bound_cell *) * size);
+			uint64	   *keys = MemoryContextAlloc(context, sizeof(uint64) * size);
+			bound_cell **cells_new = MemoryContextAlloc(context, sizeof(bound_cell *) * size);
+			bool		was_inline = state->allocated == inline_pairs(layout);
 
-				memcpy(keys, state->keys, sizeof(uint64) * state->count);
-				memcpy(cells_of, state->cells, sizeof(bound_cell *) * state->count);
-				state->keys = keys;
-				state->cells = cells_of;
-			}
-			else
+			memcpy(keys, bound_state_keys(state), sizeof(uint64) * state->count);
+			memcpy(cells_new, bound_state_cells(state), sizeof(bound_cell *) * state->count);
+			if (!was_inline)
 			{
-				state->keys = repalloc(state->keys, sizeof(uint64) * size);
-				state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
+				pfree(bound_state_keys(state));
+				pfree(bound_state_cells(state));
 			}
-			state->allocated = size;
+			/* from the inline arrays (their cells stay in use) or smaller ones */
+			state_use_arrays(state, keys, cells_new, size);
 		}
 		cells = state_new_cells(state, context);
 	}
-	memmove(&state->keys[pos + 1], &state->keys[pos], sizeof(uint64) * (state->count - pos));
-	memmove(&state->cells[pos + 1], &state->cells[pos], sizeof(bound_cell *) * (state->count - pos));
-	state->keys[pos] = key;
-	state->cells[pos] = cells;
+	keys_of = bound_state_keys(state);
+	cells_of = bound_state_cells(state);
+	memmove(&keys_of[pos + 1], &keys_of[pos], sizeof(uint64) * (state->count - pos));
+	memmove(&cells_of[pos + 1], &cells_of[pos], sizeof(bound_cell *) * (state->count - pos));
+	keys_of[pos] = key;
+	cells_of[pos] = cells;
 	state->count++;
 	return cells;
 }
@@ -151,6 +158,7 @@ bound_state_insert(bound_state *state, int64 pos, uint64 key, MemoryContext cont
 static int64
 state_lower_bound(bound_state *state, uint64 key)
 {
+	const uint64 *keys = bound_state_keys(state);
 	int64		lo = 0;
 	int64		hi = state->count;
 
@@ -158,7 +166,7 @@ state_lower_bound(bound_state *state, uint64 key)
 	{
 		int64		mid = lo + (hi - lo) / 2;
 
-		if (state->keys[mid] < key)
+		if (keys[mid] < key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -270,11 +278,12 @@ static bound_cell *
 held_pair_of_values(bound_layout *layout, bound_state *state, const Datum *values,
 					const bool *nulls)
 {
+	bound_cell **held = bound_state_cells(state);
 	int			p;
 
 	for (p = 0; p < state->count; p++)
 	{
-		bound_cell *cells = state->cells[p];
+		bound_cell *cells = held[p];
 		int			i;
 
 		for (i = 0; i < layout->ncolumns; i++)
@@ -330,18 +339,20 @@ static bound_cell *
 find_or_admit_pair(bound_layout *layout, bound_state *state, uint64 key,
 				   const Datum *values, const bool *nulls, MemoryContext context)
 {
+	const uint64 *keys = bound_state_keys(state);
+	bound_cell **held = bound_state_cells(state);
 	bound_cell *cells;
 	int64		pos;
 
 	/* a full state drops a row whose key is above its largest at once */
-	if (state->count == layout->keep && key > state->keys[state->count - 1])
+	if (state->count == layout->keep && key > keys[state->count - 1])
 		return NULL;
 
 	pos = state_lower_bound(state, key);
-	for (; pos < state->count && state->keys[pos] == key; pos++)
+	for (; pos < state->count && keys[pos] == key; pos++)
 	{
-		if (groups_equal(layout, state->cells[pos], values, nulls))
-			return state->cells[pos];
+		if (groups_equal(layout, held[pos], values, nulls))
+			return held[pos];
 	}
 	cells = bound_state_insert(state, pos, key, context);
 	if (cells != NULL)
@@ -450,21 +461,17 @@ state_set_pairs(bound_state *state, uint64 *keys, bound_cell **cells, int64 n,
 	{
 		int32		size = (int32) Min(Max(n, (int64) state->allocated * 2), state->layout->keep);
 
-		if (state->allocated == inline_pairs(state->layout))
+		/* the inline cells stay in use; the old arrays' content is replaced */
+		if (state->allocated != inline_pairs(state->layout))
 		{
-			/* the inline arrays stay where they are; the inline cells stay in use */
-			state->keys = MemoryContextAlloc(context, sizeof(uint64) * size);
-			state->cells = MemoryContextAlloc(context, sizeof(bound_cell *) * size);
+			pfree(bound_state_keys(state));
+			pfree(bound_state_cells(state));
 		}
-		else
-		{
-			state->keys = repalloc(state->keys, sizeof(uint64) * size);
-			state->cells = repalloc(state->cells, sizeof(bound_cell *) * size);
-		}
-		state->allocated = size;
+		state_use_arrays(state, MemoryContextAlloc(context, sizeof(uint64) * size),
+						 MemoryContextAlloc(context, sizeof(bound_cell *) * size), size);
 	}
-	memcpy(state->keys, keys, sizeof(uint64) * n);
-	memcpy(state->cells, cells, sizeof(bound_cell *) * n);
+	memcpy(bound_state_keys(state), keys, sizeof(uint64) * n);
+	memcpy(bound_state_cells(state), cells, sizeof(bound_cell *) * n);
 	state->count = (int32) n;
 }
 
@@ -472,7 +479,7 @@ state_set_pairs(bound_state *state, uint64 *keys, bound_cell **cells, int64 n,
 static void
 pair_drop(bound_state *state, bound_cell *cells)
 {
-	char	   *pool = (char *) state + MAXALIGN(sizeof(bound_state));
+	char	   *pool = bound_state_inline(state);
 	Size		inline_size = inline_pairs(state->layout) *
 		(sizeof(uint64) + sizeof(bound_cell *) + cells_size(state->layout));
 
@@ -500,6 +507,10 @@ bound_state_merge(bound_state *into, bound_state *from, MemoryContext context)
 	int64		i = 0;
 	int64		j = 0;
 	int64		steps = 0;
+	const uint64 *into_keys = bound_state_keys(into);
+	bound_cell **into_cells = bound_state_cells(into);
+	const uint64 *from_keys = bound_state_keys(from);
+	bound_cell **from_cells = bound_state_cells(from);
 
 	while (i < into->count || j < from->count)
 	{
@@ -508,35 +519,35 @@ bound_state_merge(bound_state *into, bound_state *from, MemoryContext context)
 
 		if (++steps % BOUND_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
-		key = j >= from->count || (i < into->count && into->keys[i] <= from->keys[j]) ?
-			into->keys[i] : from->keys[j];
+		key = j >= from->count || (i < into->count && into_keys[i] <= from_keys[j]) ?
+			into_keys[i] : from_keys[j];
 		/* into's pairs with this key, then from's, merged into them when held */
-		while (i_end < into->count && into->keys[i_end] == key)
+		while (i_end < into->count && into_keys[i_end] == key)
 			i_end++;
 		for (; i < i_end; i++)
 		{
 			if (n < layout->keep)
 			{
 				keys[n] = key;
-				cells[n++] = into->cells[i];
+				cells[n++] = into_cells[i];
 			}
 			else
-				pair_drop(into, into->cells[i]);
+				pair_drop(into, into_cells[i]);
 		}
-		for (; j < from->count && from->keys[j] == key; j++)
+		for (; j < from->count && from_keys[j] == key; j++)
 		{
-			bound_cell *ours = merged_pair(layout, keys, cells, n, key, from->cells[j]);
+			bound_cell *ours = merged_pair(layout, keys, cells, n, key, from_cells[j]);
 			int			c;
 
 			if (ours != NULL)
 			{
 				for (c = 0; c < layout->ncolumns; c++)
-					bound_partial_merge(&layout->columns[c], &ours[c], &from->cells[j][c], context);
+					bound_partial_merge(&layout->columns[c], &ours[c], &from_cells[j][c], context);
 			}
 			else if (n < layout->keep)
 			{
 				keys[n] = key;
-				cells[n++] = copy_pair(layout, from->cells[j], context);
+				cells[n++] = copy_pair(layout, from_cells[j], context);
 			}
 		}
 	}

@@ -18,11 +18,13 @@
  * allocation made right after the entry (in the same memory context, so
  * usually next to it: one cache miss fewer per row than a state elsewhere),
  * holding the header, the keys and cell pointers of the first
- * BOUND_INLINE_PAIRS pairs and their cells: 128 bytes for C_u = 1 and three
- * columns, with the count and the smallest key in its first cache line.
- * More pairs get separate allocations.  While a state is not full no pair has
- * been evicted, so the inline cell blocks in use are the first min(count,
- * inline pairs).
+ * BOUND_INLINE_PAIRS pairs and their cells: 112 bytes for C_u = 1 and three
+ * columns, with the count and the smallest key in its first cache line (the
+ * bounding node's entry adds the uid: 120 bytes, two cache lines).  More
+ * pairs get separate arrays, whose addresses then take the place of the
+ * inline keys and cell pointers (bound_state_keys, bound_state_cells).
+ * While a state is not full no pair has been evicted, so the inline cell
+ * blocks in use are the first min(count, inline pairs).
  */
 #define BOUND_INLINE_PAIRS 4
 
@@ -30,11 +32,44 @@ typedef struct bound_state
 {
 	bound_layout *layout;
 	uint64		uid_hash;
-	uint64	   *keys;			/* ascending */
-	bound_cell **cells;			/* cells[i]: ncolumns cells of pair i */
 	int32		count;			/* pairs held */
-	int32		allocated;		/* entries of keys and cells */
+	int32		allocated;		/* room for keys and cell pointers */
 } bound_state;
+
+static inline int
+bound_state_inline_pairs(const bound_layout *layout)
+{
+	return (int) Min(layout->keep, BOUND_INLINE_PAIRS);
+}
+
+/* where the inline keys start, followed by the inline cell pointers */
+static inline char *
+bound_state_inline(const bound_state *state)
+{
+	return (char *) state + MAXALIGN(sizeof(bound_state));
+}
+
+/* the keys of the held pairs, ascending */
+static inline uint64 *
+bound_state_keys(const bound_state *state)
+{
+	char	   *p = bound_state_inline(state);
+
+	if (state->allocated == bound_state_inline_pairs(state->layout))
+		return (uint64 *) p;
+	return *(uint64 **) p;
+}
+
+/* cells[i]: the ncolumns cells of pair i */
+static inline bound_cell **
+bound_state_cells(const bound_state *state)
+{
+	char	   *p = bound_state_inline(state);
+
+	if (state->allocated == bound_state_inline_pairs(state->layout))
+		return (bound_cell **) (p + state->allocated * sizeof(uint64));
+	return *(bound_cell ***) (p + sizeof(uint64 *));
+}
 
 /* a state lives in bound_state_size() bytes; parts beyond them are palloc'd */
 extern Size bound_state_size(bound_layout *layout);

@@ -68,15 +68,21 @@
 #define PREFETCH(address) ((void) (address))
 #endif
 
-/* the head of an entry; the user's state follows at ENTRY_HEAD */
+/*
+ * The head of an entry; the user's state follows at ENTRY_HEAD, and holds
+ * the uid's hash (ENTRY_HASH).  Entries of 73 to 128 bytes are made 128
+ * bytes long in chunks that start at a cache line, so that each takes two
+ * lines (see entry_size_of).
+ */
 typedef struct user_entry
 {
-	uint64		hash;
 	Datum		uid;
 } user_entry;
 
 #define ENTRY_HEAD MAXALIGN(sizeof(user_entry))
 #define ENTRY_STATE(entry) ((bound_state *) ((char *) (entry) + ENTRY_HEAD))
+#define ENTRY_HASH(entry) (ENTRY_STATE(entry)->uid_hash)
+#define CACHE_LINE 64
 
 static Node *create_bound_users_state(CustomScan *cscan);
 static void begin_bound_users(CustomScanState *node, EState *estate, int eflags);
@@ -274,7 +280,7 @@ table_lookup(bound_users_state *state, uint64 hash, Datum uid, uint64 *slot)
 		{
 			user_entry *entry = entry_at(state, (v & PG_UINT32_MAX) - 1);
 
-			if (entry->hash == hash && uid_equal(state, entry->uid, uid))
+			if (ENTRY_HASH(entry) == hash && uid_equal(state, entry->uid, uid))
 				return entry;
 		}
 		i = (i + 1) & mask;
@@ -312,7 +318,7 @@ index_grow(bound_users_state *state)
 
 		if (v == 0)
 			continue;
-		j = entry_at(state, (v & PG_UINT32_MAX) - 1)->hash & (state->index_size - 1);
+		j = ENTRY_HASH(entry_at(state, (v & PG_UINT32_MAX) - 1)) & (state->index_size - 1);
 		while (state->index[j] != 0)
 			j = (j + 1) & (state->index_size - 1);
 		state->index[j] = v;
@@ -344,12 +350,14 @@ table_insert(bound_users_state *state, uint64 hash, Datum uid, uint64 slot)
 			state->table_bytes += sizeof(char *) * (size - state->chunks_allocated);
 			state->chunks_allocated = size;
 		}
-		state->chunks[chunk] = MemoryContextAlloc(state->table_context,
-												  state->entry_size << state->chunk_shift);
-		state->table_bytes += state->entry_size << state->chunk_shift;
+		/* at a cache line (chunks are freed with the table's context) */
+		state->chunks[chunk] = (char *)
+			TYPEALIGN(CACHE_LINE, MemoryContextAlloc(state->table_context,
+													 (state->entry_size << state->chunk_shift) +
+													 CACHE_LINE - 1));
+		state->table_bytes += (state->entry_size << state->chunk_shift) + CACHE_LINE - 1;
 	}
 	entry = entry_at(state, n);
-	entry->hash = hash;
 	{
 		MemoryContext old = MemoryContextSwitchTo(state->state_context);
 
@@ -397,7 +405,7 @@ insert_cost(bound_users_state *state)
 	Size		cost = 2 * state->entry_size;
 
 	if (chunk_position(state, state->used) == 0)
-		cost += state->entry_size << state->chunk_shift;
+		cost += (state->entry_size << state->chunk_shift) + CACHE_LINE - 1;
 	if ((state->used + 1) * 2 > state->index_size)
 		cost += sizeof(uint64) * state->index_size * 2;
 	return cost;
@@ -429,6 +437,20 @@ must_spill(bound_users_state *state)
  * taken one by one each row would wait for its two memory loads in turn.
  */
 
+/*
+ * The bytes of an entry: an entry of up to 72 bytes spans at most two cache
+ * lines wherever it starts (at a multiple of 8); a longer one of up to 128
+ * bytes may span three, unless it is 128 bytes long and starts at a line.
+ */
+static Size
+entry_size_of(Size bytes)
+{
+	bytes = MAXALIGN(bytes);
+	if (bytes > 72 && bytes <= 2 * CACHE_LINE)
+		return 2 * CACHE_LINE;
+	return bytes;
+}
+
 /* the layout, the scan's secret and constant arguments, at the scan's first row */
 static void
 take_constants(bound_users_state *state, const NullableDatum *args)
@@ -440,7 +462,7 @@ take_constants(bound_users_state *state, const NullableDatum *args)
 	{
 		state->layout = bound_layout_create(args, state->nargs, state->argtypes,
 											state->collations, GetMemoryChunkContext(state));
-		state->entry_size = MAXALIGN(ENTRY_HEAD + bound_state_size(state->layout));
+		state->entry_size = entry_size_of(ENTRY_HEAD + bound_state_size(state->layout));
 	}
 	bound_layout_take_secret(state->layout, args);
 	/* copies: the row's own values are freed with its batch of rows */

@@ -277,7 +277,7 @@ anon_dp_bounded_column(PG_FUNCTION_ARGS)
 	nulls = palloc(sizeof(bool) * Max(state->count, 1));
 	for (p = 0; p < state->count; p++)
 	{
-		bound_cell *cell = &state->cells[p][column];
+		bound_cell *cell = &bound_state_cells(state)[p][column];
 
 		nulls[p] = !cell->present && col->kind != BOUND_SPEC_ROWS && col->kind != BOUND_SPEC_NONNULL;
 		values[p] = (Datum) 0;
