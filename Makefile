@@ -46,7 +46,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: sql/<suite>.sql against expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping contributions discovery errors explain failed_statements foreign_tables \
+REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping contributions discovery errors explain failed_statements foreign_tables plan_shape \
 	fuzz_found internal_schema intervals label_cache label_trees noise_charged noise_scale null_units ordinary_sessions peer_shapes pipeline public_api public_partitions released_keys resources query_traces \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover key_units quantile_bounding
 CONTRIB_TESTDB = anon_dp_regression

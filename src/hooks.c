@@ -13,6 +13,10 @@
  *                             session through the error channel; after
  *                             planning, size the per-user bounding's hash
  *                             aggregation batches (src/anonymizer)
+ *   get_relation_info_hook,   in an anonymized session the planner sees
+ *   get_relation_stats_hook,  private relations as a constant size without
+ *   get_index_stats_hook,     statistics: a plan's shape (parallel workers,
+ *   get_attavgwidth_hook      the order of its rows) shows none of their data
  *   ExecutorCheckPerms_hook   the backstop: every statement an anonymized
  *                             session executes reads private tables only
  *                             through marked (anonymized) inputs
@@ -42,10 +46,12 @@
 #include "catalog/objectaccess.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/plancat.h"
 #include "optimizer/planner.h"
 #include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/utility.h"
+#include "utils/lsyscache.h"
 
 #include "anonymizer/anonymizer.h"
 #include "anonymizer/view_expansion.h"
@@ -63,6 +69,10 @@
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
+static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
+static get_relation_stats_hook_type prev_get_relation_stats_hook = NULL;
+static get_index_stats_hook_type prev_get_index_stats_hook = NULL;
+static get_attavgwidth_hook_type prev_get_attavgwidth_hook = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static ExecutorCheckPerms_hook_type prev_executor_check_perms_hook = NULL;
@@ -170,6 +180,44 @@ anon_dp_planner(Query *parse, const char *query_string, int cursorOptions,
 	anonymizer_finish_bounding(planned);
 	hide_plan_estimates(planned);
 	return planned;
+}
+
+static void
+anon_dp_get_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
+{
+	if (prev_get_relation_info_hook)
+		prev_get_relation_info_hook(root, relid, inhparent, rel);
+	hide_relation_info(relid, rel);
+}
+
+static bool
+anon_dp_get_relation_stats(PlannerInfo *root, RangeTblEntry *rte, AttrNumber attnum,
+						   VariableStatData *vardata)
+{
+	if (rte->rtekind == RTE_RELATION && hide_column_statistics(rte->relid, vardata))
+		return true;
+	return prev_get_relation_stats_hook &&
+		prev_get_relation_stats_hook(root, rte, attnum, vardata);
+}
+
+static bool
+anon_dp_get_index_stats(PlannerInfo *root, Oid indexOid, AttrNumber indexattnum,
+						VariableStatData *vardata)
+{
+	if (hide_column_statistics(indexOid, vardata))
+		return true;
+	return prev_get_index_stats_hook &&
+		prev_get_index_stats_hook(root, indexOid, indexattnum, vardata);
+}
+
+static int32
+anon_dp_get_attavgwidth(Oid relid, AttrNumber attnum)
+{
+	int32		width = hidden_column_width(relid);
+
+	if (width > 0)
+		return width;
+	return prev_get_attavgwidth_hook ? prev_get_attavgwidth_hook(relid, attnum) : 0;
 }
 
 static bool
@@ -339,6 +387,14 @@ anon_dp_install_hooks(bool loaded_at_start)
 	post_parse_analyze_hook = anon_dp_post_parse_analyze;
 	prev_planner_hook = planner_hook;
 	planner_hook = anon_dp_planner;
+	prev_get_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = anon_dp_get_relation_info;
+	prev_get_relation_stats_hook = get_relation_stats_hook;
+	get_relation_stats_hook = anon_dp_get_relation_stats;
+	prev_get_index_stats_hook = get_index_stats_hook;
+	get_index_stats_hook = anon_dp_get_index_stats;
+	prev_get_attavgwidth_hook = get_attavgwidth_hook;
+	get_attavgwidth_hook = anon_dp_get_attavgwidth;
 	prev_executor_check_perms_hook = ExecutorCheckPerms_hook;
 	ExecutorCheckPerms_hook = anon_dp_executor_check_perms;
 	prev_executor_start_hook = ExecutorStart_hook;

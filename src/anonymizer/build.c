@@ -163,7 +163,8 @@ build_anonymized_level(anon_plan *plan)
 	built->released = build_released(plan, &rows, &built->users_column);
 	if (plan->grouped)
 	{
-		built->thresholded = build_thresholded(built->released, built->users_column);
+		built->thresholded = build_thresholded(built->released, built->users_column,
+											   list_length(plan->keys));
 		built->query = build_post_processing(plan, built->thresholded, "anon_thresholded");
 		depth = 3 + rows.depth;
 	}

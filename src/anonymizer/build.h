@@ -55,7 +55,7 @@ extern Query *union_all(Query *left, Query *right, const char *left_alias,
 extern Query *build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column);
 
 /* The released partitions behind the fence, over released (build_released.c). */
-extern Query *build_thresholded(Query *released, AttrNumber users_column);
+extern Query *build_thresholded(Query *released, AttrNumber users_column, int nkeys);
 
 /* The leftover partition: the thresholded level with the leftover row (build_leftover.c). */
 extern Query *build_leftover_thresholded(anon_plan *plan, bounded_rows *rows,

@@ -17,6 +17,8 @@
 
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_oper.h"
 
 #include "anonymizer/build.h"
 #include "catalog.h"
@@ -170,11 +172,47 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
 }
 
 /*
+ * The released partitions in the order of their keys (the first nkeys
+ * columns), whatever order the plan made them in: that order followed the
+ * size of the hash tables of the plan, which followed how many rows and
+ * partitions the private data had before the threshold, and the order of
+ * rows is not noised (a red-team helper read it).  Keys of a type without an ordering leave the order as it is.
+ */
+static void
+order_by_keys(Query *thresholded, int nkeys)
+{
+	List	   *clauses = NIL;
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		TargetEntry *tle = (TargetEntry *) list_nth(thresholded->targetList, i);
+		SortGroupClause *clause = makeNode(SortGroupClause);
+		Oid			sortop;
+		Oid			eqop;
+		bool		hashable;
+
+		get_sort_group_operators(exprType((Node *) tle->expr), false, false, false,
+								 &sortop, &eqop, NULL, &hashable);
+		if (!OidIsValid(sortop) || !OidIsValid(eqop))
+			return;
+		tle->ressortgroupref = i + 1;
+		clause->tleSortGroupRef = i + 1;
+		clause->sortop = sortop;
+		clause->eqop = eqop;
+		clause->nulls_first = false;
+		clause->hashable = hashable;
+		clauses = lappend(clauses, clause);
+	}
+	thresholded->sortClause = clauses;
+}
+
+/*
  * The released partitions that passed tau (anon_users IS NOT NULL), behind
  * the fence (OFFSET 0): same columns as the released level.
  */
 Query *
-build_thresholded(Query *released, AttrNumber users_column)
+build_thresholded(Query *released, AttrNumber users_column, int nkeys)
 {
 	Query	   *thresholded = new_select();
 	int			rti = add_subquery(thresholded, released, "anon_released");
@@ -194,5 +232,6 @@ build_thresholded(Query *released, AttrNumber users_column)
 	thresholded->jointree->quals = (Node *) passed;
 	thresholded->limitOffset = (Node *) int8_const(0);
 	thresholded->limitOption = LIMIT_OPTION_COUNT;
+	order_by_keys(thresholded, nkeys);
 	return thresholded;
 }

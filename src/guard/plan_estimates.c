@@ -5,8 +5,15 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/transam.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "jit/jit.h"
+#include "utils/lsyscache.h"
 
+#include "guard/catalog_masking.h"
+#include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/plan_estimates.h"
 #include "guard/roles.h"
@@ -24,4 +31,65 @@ hide_plan_estimates(PlannedStmt *planned)
 		planned->planTree->startup_cost = 0.0;
 		planned->planTree->total_cost = ANON_DP_CONSTANT_PLAN_COST;
 	}
+}
+
+/* ---- what the planner of an anonymized session sees of private relations ---- */
+
+void
+hide_relation_info(Oid relid, RelOptInfo *rel)
+{
+	List	   *indexes = NIL;
+	ListCell   *lc;
+
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized() ||
+		relation_statistics_visible(relid))
+		return;
+	rel->pages = PRIVATE_RELATION_PAGES;
+	rel->tuples = PRIVATE_RELATION_TUPLES;
+	rel->allvisfrac = 0.0;
+	rel->statlist = NIL;
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		/* their cost estimates read the index's metapage and range map */
+		if (index->relam == GIN_AM_OID || index->relam == BRIN_AM_OID)
+			continue;
+		index->pages = PRIVATE_RELATION_PAGES / 4;
+		index->tuples = PRIVATE_RELATION_TUPLES;
+		if (index->tree_height >= 0)
+			index->tree_height = 1;
+		indexes = lappend(indexes, index);
+	}
+	rel->indexlist = indexes;
+}
+
+/* column statistics the planner may read in an anonymized session: public tables' */
+static bool
+column_statistics_shown(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
+		relid = IndexGetRelation(relid, false);
+	return relid >= FirstNormalObjectId && anon_dp_relation_is_public(relid);
+}
+
+bool
+hide_column_statistics(Oid relid, VariableStatData *vardata)
+{
+	if (!OidIsValid(relid) || IsParallelWorker() || !anon_dp_session_is_anonymized() ||
+		column_statistics_shown(relid))
+		return false;
+	vardata->statsTuple = NULL;
+	vardata->freefunc = NULL;
+	return true;
+}
+
+int32
+hidden_column_width(Oid relid)
+{
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized() || column_statistics_shown(relid))
+		return 0;
+	return PRIVATE_COLUMN_WIDTH;
 }
