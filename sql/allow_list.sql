@@ -238,6 +238,25 @@ SELECT ANON_COUNT(*) FROM al_people WHERE length(lpad(ssn, 20000)) > 0;
 SELECT ANON_COUNT(*) FROM al_people WHERE cardinality(array_fill(0, ARRAY[200, 200])) > 0;
 SELECT ANON_COUNT(*) FROM al_people WHERE factorial(100000) > 0;
 SELECT ANON_COUNT(*) FROM al_people WHERE CASE WHEN uid = 42 THEN clock_timestamp() > statement_timestamp() END;
+-- ... and a call that multiplies the size of private values makes at most
+-- 1 MB: a larger result is rejected (NULL, as a value the call rejects) before
+-- it is made.  (Red team: replace() of each letter c of a note by a text 3,000
+-- times the note took 0.9 s per occurrence: the note's letters read from
+-- timing.)  Without the limit these take minutes (here cut by the timeout)
+SET statement_timeout = '20s';
+SELECT ANON_COUNT(*) > 900 AS replaced_rejected FROM al_people
+WHERE replace(repeat(ssn, 3000), '4', repeat(ssn, 3000)) IS NULL;
+SELECT ANON_COUNT(*) > 900 AS nested_repeat_rejected FROM al_people
+WHERE repeat(repeat(ssn, 1000), 1000) IS NULL;
+SELECT ANON_COUNT(*) > 900 AS regexp_replaced_rejected FROM al_people
+WHERE regexp_replace(repeat(ssn, 3000), '4', repeat(ssn, 3000), 'g') IS NULL;
+SELECT ANON_COUNT(*) > 900 AS array_fill_rejected FROM al_people
+WHERE array_fill(repeat(ssn, 1000), ARRAY[100, 100]) IS NULL;
+RESET statement_timeout;
+-- within the limit they run as before
+SELECT ANON_COUNT(*) > 900 AS within_limit FROM al_people
+WHERE replace(ssn, '-', '') <> '' AND length(repeat(ssn, 1000)) = 11000
+  AND regexp_replace(ssn, '(\d)', '\1\1', 'g') <> '' AND cardinality(array_fill(ssn, ARRAY[10])) = 10;
 -- ... but not a subquery over private rows
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ (SELECT min(ssn) FROM al_people);
 -- an aggregate's support function is reached through the aggregate only

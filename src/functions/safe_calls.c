@@ -41,7 +41,9 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_coerce.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/resowner.h"
 #include "utils/regproc.h"
@@ -53,12 +55,34 @@
 /* the arguments before the target's own: the target and the result witness */
 #define SAFE_CALL_LEADING_ARGS 2
 
+/*
+ * The largest value a call that multiplies the size of its arguments may
+ * make: a larger one is rejected (NULL) before the call runs.  repeat() of a
+ * private text, replace() of each occurrence of a letter by a long text
+ * (red team: 0.9 s per occurrence of a letter in one user's note, read from
+ * timing alone) and their nestings would otherwise take a time a private
+ * value multiplies.
+ */
+#define SAFE_VALUE_LIMIT (1024 * 1024)
+
+/* how a call's result size follows from its arguments */
+typedef enum size_rule
+{
+	SIZE_FREE,					/* at most linear in the arguments */
+	SIZE_REPEAT,				/* repeat(text, n) */
+	SIZE_REPLACE,				/* replace(text, from, to) */
+	SIZE_REGEXP_REPLACE,		/* regexp_replace(text, pattern, to, ...) */
+	SIZE_ARRAY_FILL				/* array_fill(element, dimensions[, lower bounds]) */
+} size_rule;
+
 /* the call being made safe, set up at the first row */
 typedef struct safe_call
 {
 	FmgrInfo	target;
 	bool		strict;
 	int			nargs;
+	size_rule	size;
+	int16		element_length;	/* SIZE_ARRAY_FILL: typlen of the element */
 	FunctionCallInfo fcinfo;	/* the target's, with room for nargs */
 } safe_call;
 
@@ -193,6 +217,115 @@ check_target(Oid target, FuncExpr *wrapper)
 		refuse_target(target, "not on anon_dp's allow-list (SELECT * FROM anon_dp_allow_list())");
 }
 
+static size_rule
+size_rule_of(Oid target)
+{
+	switch (target)
+	{
+		case F_REPEAT:
+			return SIZE_REPEAT;
+		case F_REPLACE:
+			return SIZE_REPLACE;
+		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT:
+		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_INT4:
+		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_INT4_INT4:
+		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_INT4_INT4_TEXT:
+		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_TEXT:
+			return SIZE_REGEXP_REPLACE;
+		case F_ARRAY_FILL_ANYELEMENT__INT4:
+		case F_ARRAY_FILL_ANYELEMENT__INT4__INT4:
+			return SIZE_ARRAY_FILL;
+	}
+	return SIZE_FREE;
+}
+
+/* non-overlapping occurrences of needle in haystack (bytes) */
+static double
+occurrences(const char *haystack, Size length, const char *needle, Size needle_length)
+{
+	double		count = 0;
+	Size		i = 0;
+
+	if (needle_length == 0)
+		return 0;
+	while (i + needle_length <= length)
+	{
+		if (memcmp(haystack + i, needle, needle_length) == 0)
+		{
+			count++;
+			i += needle_length;
+		}
+		else
+			i++;
+	}
+	return count;
+}
+
+static Size
+text_bytes(Datum value)
+{
+	return VARSIZE_ANY_EXHDR(DatumGetPointer(value));
+}
+
+/*
+ * An upper bound of the bytes the call's result takes (its arguments are
+ * not NULL), from the sizes of its arguments.
+ */
+static double
+result_bound(safe_call *call)
+{
+	NullableDatum *args = call->fcinfo->args;
+	int			i;
+
+	/* a NULL argument: the strict ones return NULL, array_fill has NULL elements */
+	for (i = 0; i < call->nargs && i < 3; i++)
+		if (args[i].isnull && !(call->size == SIZE_ARRAY_FILL && i != 1))
+			return 0;
+	switch (call->size)
+	{
+		case SIZE_FREE:
+			break;
+		case SIZE_REPEAT:
+			return (double) text_bytes(args[0].value) * Max(DatumGetInt32(args[1].value), 0);
+		case SIZE_REPLACE:
+			{
+				text	   *subject = DatumGetTextPP(args[0].value);
+				text	   *from = DatumGetTextPP(args[1].value);
+				Size		from_bytes = VARSIZE_ANY_EXHDR(from);
+				double		n = occurrences(VARDATA_ANY(subject), VARSIZE_ANY_EXHDR(subject),
+											VARDATA_ANY(from), from_bytes);
+
+				return VARSIZE_ANY_EXHDR(subject) + n * text_bytes(args[2].value);
+			}
+		case SIZE_REGEXP_REPLACE:
+			{
+				/* each match (at most one a byte, and one more) gets the replacement, whose \n and \& each insert at most the text */
+				Size		subject = text_bytes(args[0].value);
+				text	   *to = DatumGetTextPP(args[2].value);
+				double		inserts = occurrences(VARDATA_ANY(to), VARSIZE_ANY_EXHDR(to), "\\", 1);
+
+				return subject + (subject + 1.0) * (VARSIZE_ANY_EXHDR(to) + inserts * subject);
+			}
+		case SIZE_ARRAY_FILL:
+			{
+				ArrayType  *dims = DatumGetArrayTypeP(args[1].value);
+				Datum	   *d;
+				bool	   *nulls;
+				int			n;
+				double		elements = 1;
+				double		element;
+
+				deconstruct_array(dims, INT4OID, sizeof(int32), true, TYPALIGN_INT, &d, &nulls, &n);
+				for (i = 0; i < n; i++)
+					elements *= nulls[i] ? 0 : Max(DatumGetInt32(d[i]), 0);
+				element = args[0].isnull ? 0 : call->element_length > 0 ? call->element_length :
+					(double) VARSIZE_ANY(DatumGetPointer(args[0].value));
+				return elements * element;
+			}
+	}
+	return 0;
+}
+
 /*
  * The target sees the call as if it were made directly: a FuncExpr without
  * the leading target and witness (polymorphic functions read their argument
@@ -222,6 +355,9 @@ safe_call_setup(FunctionCallInfo fcinfo)
 	call->target.fn_expr = (Node *) direct;
 	call->strict = call->target.fn_strict;
 	call->nargs = PG_NARGS() - SAFE_CALL_LEADING_ARGS;
+	call->size = size_rule_of(target);
+	if (call->size == SIZE_ARRAY_FILL)
+		call->element_length = get_typlen(exprType((Node *) linitial(direct->args)));
 	call->fcinfo = palloc0(SizeForFunctionCallInfo(call->nargs));
 	InitFunctionCallInfoData(*call->fcinfo, &call->target, call->nargs,
 							 PG_GET_COLLATION(), NULL, NULL);
@@ -245,6 +381,9 @@ anon_dp_safe_call(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		call->fcinfo->args[i] = fcinfo->args[i + SAFE_CALL_LEADING_ARGS];
 	}
+	/* a result past the limit is rejected before it is made */
+	if (call->size != SIZE_FREE && result_bound(call) > SAFE_VALUE_LIMIT)
+		PG_RETURN_NULL();
 	return invoke_safely(call->fcinfo, &fcinfo->isnull);
 }
 
