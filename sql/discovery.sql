@@ -191,6 +191,44 @@ SELECT xmax, name FROM dis_browsers;
 SELECT cmax FROM dis_browsers;
 SELECT * FROM (SELECT xmax AS x FROM dis_browsers) s;
 SELECT count(*) > 0 AS own_columns, min(xmin::text) IS NOT NULL AS xmin_read FROM dis_browsers;
+-- ... and the row lock itself: while a writer's transaction inserts a private
+-- row, a lock of the analyst's on the public row it references waits or is
+-- skipped (red team: FOR UPDATE SKIP LOCKED listed every code but the one a
+-- patient being admitted had).  No row lock, UPDATE or DELETE of a table that
+-- private rows reference, whatever the analyst's privileges
+RESET SESSION AUTHORIZATION;
+CREATE TABLE dis_codes (code text PRIMARY KEY, label text);
+INSERT INTO dis_codes VALUES ('D1', 'one'), ('D2', 'two');
+SECURITY LABEL FOR anon_dp ON TABLE dis_codes IS 'public';
+CREATE TABLE dis_admissions (uid int, code text REFERENCES dis_codes);
+SECURITY LABEL FOR anon_dp ON COLUMN dis_admissions.uid IS 'privacy_unit';
+GRANT SELECT, UPDATE, DELETE ON dis_codes TO dis_analyst;
+GRANT UPDATE ON dis_browsers TO dis_analyst;
+CREATE VIEW dis_codes_view AS SELECT * FROM dis_codes;
+GRANT SELECT, UPDATE ON dis_codes_view TO dis_analyst;
+SET SESSION AUTHORIZATION dis_analyst;
+SELECT code FROM dis_codes FOR UPDATE SKIP LOCKED;
+SELECT code FROM dis_codes WHERE code = 'D1' FOR KEY SHARE NOWAIT;
+SELECT code FROM dis_codes_view FOR SHARE;
+UPDATE dis_codes SET label = label WHERE code = 'D1';
+DELETE FROM dis_codes WHERE code = 'D2';
+SELECT count(*) AS read_without_locks FROM dis_codes;
+-- a public table that no private row references: locked as PostgreSQL allows
+SELECT count(*) AS locked FROM (SELECT name FROM dis_browsers FOR UPDATE) s;
+-- a SERIALIZABLE transaction: the anonymization query's predicate locks would
+-- record the rows it read (through private values), and another session's
+-- write to one of them would fail this transaction at COMMIT, outside the query
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT ANON_COUNT(*) > -1000 AS released FROM dis_visits;
+ROLLBACK;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT ANON_COUNT(*) > -1000 AS released FROM dis_visits;
+COMMIT;
+RESET SESSION AUTHORIZATION;
+DROP VIEW dis_codes_view;
+DROP TABLE dis_admissions, dis_codes;
+REVOKE UPDATE ON dis_browsers FROM dis_analyst;
+SET SESSION AUTHORIZATION dis_analyst;
 -- still refused: the catalogs and functions behind them, other statistics views
 SELECT count(*) FROM pg_statistic;
 SELECT pg_stat_get_live_tuples('dis_visits'::regclass);

@@ -232,6 +232,8 @@ anon_dp_executor_check_perms(List *range_table, bool ereport_on_violation)
 static void
 anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 {
+	if (preloaded && error_channel_guards(queryDesc->plannedstmt))
+		error_channel_refuse_serializable();
 	if (prev_executor_start_hook)
 		prev_executor_start_hook(queryDesc, eflags);
 	else

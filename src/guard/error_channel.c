@@ -137,6 +137,17 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	failures_end(role, false);
 }
 
+void
+error_channel_refuse_serializable(void)
+{
+	if (IsolationIsSerializable())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an anonymization query of an anonymized session cannot run in a SERIALIZABLE transaction"),
+				 errdetail("Its predicate locks record which rows it read, also through private values; a write of another session to one of them would make this transaction fail at its end, outside the query."),
+				 errhint("Run it at READ COMMITTED or REPEATABLE READ: SET TRANSACTION ISOLATION LEVEL REPEATABLE READ.")));
+}
+
 bool
 error_channel_guards_planning(Query *query)
 {

@@ -17,6 +17,13 @@
 /* Whether this statement's errors are replaced: it reads marked private inputs. */
 extern bool error_channel_guards(PlannedStmt *statement);
 
+/*
+ * Before such a statement runs: not in a SERIALIZABLE transaction, whose
+ * serialization failure at COMMIT, outside the statement, could follow the
+ * rows the statement read through private values.
+ */
+extern void error_channel_refuse_serializable(void);
+
 /* Run step(arg) for such a statement: notices held back, errors replaced. */
 extern void error_channel_run(void (*step) (void *arg), void *arg);
 

@@ -5,14 +5,20 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/parallel.h"
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
 #include "catalog/pg_proc.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -314,6 +320,79 @@ guard_analyzed_statement(Query *query)
 	answer_privilege_questions(query);
 }
 
+/* ---- rows that writes of private rows lock ---- */
+
+/* a foreign key of a relation not labelled public references relid */
+static bool
+referenced_by_private_rows(Oid relid)
+{
+	Relation	constraints = table_open(ConstraintRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(constraints, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tuple;
+	bool		referenced = false;
+
+	while (!referenced && HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_constraint con = (Form_pg_constraint) GETSTRUCT(tuple);
+
+		referenced = con->contype == CONSTRAINT_FOREIGN && con->confrelid == relid &&
+			!anon_dp_relation_is_public(con->conrelid);
+	}
+	systable_endscan(scan);
+	table_close(constraints, AccessShareLock);
+	return referenced;
+}
+
+/*
+ * Inserting a private row locks the public row its foreign key references
+ * (FOR KEY SHARE) until the writer's transaction ends; a row lock or a
+ * write of the analyst's that conflicts with it (FOR UPDATE, with NOWAIT,
+ * SKIP LOCKED or a lock_timeout; DELETE; an UPDATE of the key) tells which
+ * public row a private row being written references.  An anonymized session
+ * neither locks nor updates nor deletes rows of a table (or partition of
+ * one) that private rows reference.
+ */
+static void
+refuse_locking_referenced_row(RangeTblEntry *rte, const char *how)
+{
+	List	   *ancestors;
+	ListCell   *lc;
+	bool		referenced;
+
+	if (rte == NULL || rte->rtekind != RTE_RELATION)
+		return;
+	referenced = referenced_by_private_rows(rte->relid);
+	ancestors = get_partition_ancestors(rte->relid);
+	foreach(lc, ancestors)
+		referenced = referenced || referenced_by_private_rows(lfirst_oid(lc));
+	if (referenced)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("an anonymized role cannot %s rows of \"%s\": private rows reference it",
+						how, get_rel_name(rte->relid)),
+				 errdetail("Writing a private row locks the row its foreign key references until the writer's transaction ends; a lock of yours that waits for it, or skips it, would tell which row that is."),
+				 errhint("Read the table without FOR UPDATE or FOR SHARE, and let a role that is not anonymized change it.")));
+}
+
+static void
+refuse_locks_on_referenced_rows(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rowMarks)
+	{
+		RowMarkClause *mark = (RowMarkClause *) lfirst(lc);
+
+		refuse_locking_referenced_row(rt_fetch(mark->rti, query->rtable), "lock");
+	}
+	if (query->resultRelation > 0 &&
+		(query->commandType == CMD_UPDATE || query->commandType == CMD_DELETE ||
+		 query->commandType == CMD_MERGE ||
+		 (query->onConflict != NULL && query->onConflict->action == ONCONFLICT_UPDATE)))
+		refuse_locking_referenced_row(rt_fetch(query->resultRelation, query->rtable),
+									  query->commandType == CMD_DELETE ? "delete" : "update");
+}
+
 /* ---- the planner's input ---- */
 
 static bool
@@ -334,6 +413,7 @@ plan_guard_walker(Node *node, void *context)
 				entry_is_marked(first))
 				mark_private_inputs(query);
 		}
+		refuse_locks_on_referenced_rows(query);
 		/* what tools read: information_schema, statistics views */
 		answer_information_schema(query);
 		mask_statistics_view(query);
