@@ -202,7 +202,7 @@ INSERT INTO dis_codes VALUES ('D1', 'one'), ('D2', 'two');
 SECURITY LABEL FOR anon_dp ON TABLE dis_codes IS 'public';
 CREATE TABLE dis_admissions (uid int, code text REFERENCES dis_codes);
 SECURITY LABEL FOR anon_dp ON COLUMN dis_admissions.uid IS 'privacy_unit';
-GRANT SELECT, UPDATE, DELETE ON dis_codes TO dis_analyst;
+GRANT SELECT, UPDATE, DELETE, TRUNCATE ON dis_codes TO dis_analyst;
 GRANT UPDATE ON dis_browsers TO dis_analyst;
 CREATE VIEW dis_codes_view AS SELECT * FROM dis_codes;
 GRANT SELECT, UPDATE ON dis_codes_view TO dis_analyst;
@@ -212,6 +212,11 @@ SELECT code FROM dis_codes WHERE code = 'D1' FOR KEY SHARE NOWAIT;
 SELECT code FROM dis_codes_view FOR SHARE;
 UPDATE dis_codes SET label = label WHERE code = 'D1';
 DELETE FROM dis_codes WHERE code = 'D2';
+-- a table lock waits for the writer's lock too (whether a row is being written)
+BEGIN;
+LOCK TABLE dis_codes IN EXCLUSIVE MODE NOWAIT;
+ROLLBACK;
+TRUNCATE dis_codes;
 SELECT count(*) AS read_without_locks FROM dis_codes;
 -- a public table that no private row references: locked as PostgreSQL allows
 SELECT count(*) AS locked FROM (SELECT name FROM dis_browsers FOR UPDATE) s;

@@ -69,6 +69,13 @@ extern AttrNumber anon_dp_privacy_unit_column(Oid relid);
  */
 extern bool anon_dp_relation_is_public(Oid relid);
 
+/*
+ * Whether a foreign key of a relation not labelled public references the
+ * relation or one it is a partition of: writing a private row locks rows
+ * of it (FOR KEY SHARE) until the writer's transaction ends.
+ */
+extern bool anon_dp_relation_referenced_by_private_rows(Oid relid);
+
 /* Whether the relation is public for the session's privacy unit. */
 extern bool anon_dp_relation_is_public_for_unit(Oid relid);
 

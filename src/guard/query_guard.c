@@ -5,16 +5,11 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
 #include "access/parallel.h"
 #include "access/relation.h"
-#include "access/table.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
-#include "catalog/partition.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_constraint.h"
 #include "catalog/pg_proc.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -322,27 +317,6 @@ guard_analyzed_statement(Query *query)
 
 /* ---- rows that writes of private rows lock ---- */
 
-/* a foreign key of a relation not labelled public references relid */
-static bool
-referenced_by_private_rows(Oid relid)
-{
-	Relation	constraints = table_open(ConstraintRelationId, AccessShareLock);
-	SysScanDesc scan = systable_beginscan(constraints, InvalidOid, false, NULL, 0, NULL);
-	HeapTuple	tuple;
-	bool		referenced = false;
-
-	while (!referenced && HeapTupleIsValid(tuple = systable_getnext(scan)))
-	{
-		Form_pg_constraint con = (Form_pg_constraint) GETSTRUCT(tuple);
-
-		referenced = con->contype == CONSTRAINT_FOREIGN && con->confrelid == relid &&
-			!anon_dp_relation_is_public(con->conrelid);
-	}
-	systable_endscan(scan);
-	table_close(constraints, AccessShareLock);
-	return referenced;
-}
-
 /*
  * Inserting a private row locks the public row its foreign key references
  * (FOR KEY SHARE) until the writer's transaction ends; a row lock or a
@@ -355,17 +329,9 @@ referenced_by_private_rows(Oid relid)
 static void
 refuse_locking_referenced_row(RangeTblEntry *rte, const char *how)
 {
-	List	   *ancestors;
-	ListCell   *lc;
-	bool		referenced;
-
 	if (rte == NULL || rte->rtekind != RTE_RELATION)
 		return;
-	referenced = referenced_by_private_rows(rte->relid);
-	ancestors = get_partition_ancestors(rte->relid);
-	foreach(lc, ancestors)
-		referenced = referenced || referenced_by_private_rows(lfirst_oid(lc));
-	if (referenced)
+	if (anon_dp_relation_referenced_by_private_rows(rte->relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("an anonymized role cannot %s rows of \"%s\": private rows reference it",

@@ -14,9 +14,11 @@
 #include "catalog/namespace.h"
 #include "commands/defrem.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 
 #include "guard/guard.h"
 #include "guard/key_policy.h"
+#include "guard/labels.h"
 #include "guard/objects.h"
 #include "guard/privileges.h"
 #include "guard/roles.h"
@@ -85,6 +87,31 @@ guard_copy(CopyStmt *copy)
 	}
 }
 
+/*
+ * A table lock on a table that private rows reference waits for (or, with
+ * NOWAIT, fails on) the lock a writer's foreign-key check holds: whether a
+ * private row referencing it is being written (query_guard.c refuses the
+ * row locks that would say which row).
+ */
+static void
+refuse_locking_referenced_tables(List *relations, const char *what)
+{
+	ListCell   *lc;
+
+	foreach(lc, relations)
+	{
+		Oid			relid = RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, true);
+
+		if (OidIsValid(relid) && anon_dp_relation_referenced_by_private_rows(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("an anonymized role cannot %s \"%s\": private rows reference it",
+							what, get_rel_name(relid)),
+					 errdetail("Writing a private row locks the table its foreign key references until the writer's transaction ends; a lock of yours that waits for it would tell when."),
+					 errhint("Let a role that is not anonymized lock or empty the table.")));
+	}
+}
+
 key_labels *
 guard_utility_statement(Node *statement)
 {
@@ -120,6 +147,13 @@ guard_utility_statement(Node *statement)
 							 "CREATE FOREIGN TABLE" : "IMPORT FOREIGN SCHEMA",
 							 "A foreign table shows the rows of another server, which may be private rows that anon_dp cannot see are private.",
 							 "Ask a role that is not anonymized to create the foreign table and label it, or to make it a partition of a private table (doc/scale-out.md).");
+			break;
+		case T_LockStmt:
+		case T_TruncateStmt:
+			refuse_locking_referenced_tables(IsA(statement, LockStmt) ?
+											 ((LockStmt *) statement)->relations :
+											 ((TruncateStmt *) statement)->relations,
+											 IsA(statement, LockStmt) ? "LOCK TABLE" : "TRUNCATE");
 			break;
 		case T_CreateFunctionStmt:
 			if (!check_function_bodies)
