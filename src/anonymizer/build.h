@@ -57,6 +57,9 @@ extern Query *build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *us
 /* The released partitions behind the fence, over released (build_released.c). */
 extern Query *build_thresholded(Query *released, AttrNumber users_column, int nkeys);
 
+/* the released partitions in the order of their keys, the first nkeys columns */
+extern void order_by_keys(Query *thresholded, int nkeys);
+
 /* The leftover partition: the thresholded level with the leftover row (build_leftover.c). */
 extern Query *build_leftover_thresholded(anon_plan *plan, bounded_rows *rows,
 										 anonymized_level *built, List **ctes);

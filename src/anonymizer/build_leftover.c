@@ -317,6 +317,7 @@ build_leftover_thresholded(anon_plan *plan, bounded_rows *rows, anonymized_level
 	fence = union_all(kept, shown, "anon_kept", "anon_leftover");
 	fence->limitOffset = (Node *) int8_const(0);
 	fence->limitOption = LIMIT_OPTION_COUNT;
+	order_by_keys(fence, list_length(plan->keys));
 	*ctes = list_make2(rows_cte, partitions);
 	return fence;
 }

@@ -178,7 +178,7 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
  * partitions the private data had before the threshold, and the order of
  * rows is not noised (a red-team helper read it).  Keys of a type without an ordering leave the order as it is.
  */
-static void
+void
 order_by_keys(Query *thresholded, int nkeys)
 {
 	List	   *clauses = NIL;
