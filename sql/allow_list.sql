@@ -252,6 +252,29 @@ SELECT ANON_COUNT(*) > 900 AS regexp_replaced_rejected FROM al_people
 WHERE regexp_replace(repeat(ssn, 3000), '4', repeat(ssn, 3000), 'g') IS NULL;
 SELECT ANON_COUNT(*) > 900 AS array_fill_rejected FROM al_people
 WHERE array_fill(repeat(ssn, 1000), ARRAY[100, 100]) IS NULL;
+-- the limit reads the size of a value as the call sees it (a long public
+-- text is stored compressed, in a few kB: red team, 20 MB through replace)
+RESET SESSION AUTHORIZATION;
+INSERT INTO al_pub VALUES (1000, repeat('x', 2000000));
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+SELECT ANON_COUNT(*) > 900 AS compressed_public_rejected FROM al_people
+WHERE replace(ssn, '4', (SELECT v FROM al_pub WHERE k = 1000)) IS NULL;
+RESET SESSION AUTHORIZATION;
+DELETE FROM al_pub WHERE k = 1000;
+SET SESSION AUTHORIZATION al_analyst;
+SET anon_dp.epsilon = 100;
+-- the functions that walk through every match take a text of at most 4 kB:
+-- each match may scan to the text's end, quadratic in its length (red team:
+-- 1.5 s per occurrence of a letter, without back-references)
+SELECT ANON_COUNT(*) > 900 AS long_subject_rejected FROM al_people
+WHERE regexp_count(repeat(ssn, 1000), '4') IS NULL AND regexp_split_to_array(repeat(ssn, 1000), '4') IS NULL;
+SELECT ANON_COUNT(*) > 900 AS short_subject_counted FROM al_people
+WHERE regexp_count(repeat(ssn, 100), '-') = 200;
+-- and a pattern may not look ahead or behind (checked again at every place a
+-- match could start: quadratic even for a single match)
+SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ 'i(?=[^#]*#)';
+SELECT ANON_COUNT(*) FROM al_people WHERE regexp_like(diagnosis, '(?<!x)s');
 RESET statement_timeout;
 -- within the limit they run as before
 SELECT ANON_COUNT(*) > 900 AS within_limit FROM al_people

@@ -31,6 +31,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_proc.h"
@@ -65,6 +66,16 @@
  */
 #define SAFE_VALUE_LIMIT (1024 * 1024)
 
+/*
+ * The longest text the regular expression functions that walk through every
+ * match (regexp_replace, regexp_count, regexp_instr, regexp_split_to_array,
+ * regexp_substr) take: each match may scan to the end of the text, so their
+ * time grows with the square of its length, and a text a private value
+ * repeats made one occurrence of a letter cost 1.5 s (red team).  A longer
+ * text is rejected (NULL).
+ */
+#define SAFE_REGEX_SUBJECT_LIMIT 4096
+
 /* how a call's result size follows from its arguments */
 typedef enum size_rule
 {
@@ -72,7 +83,8 @@ typedef enum size_rule
 	SIZE_REPEAT,				/* repeat(text, n) */
 	SIZE_REPLACE,				/* replace(text, from, to) */
 	SIZE_REGEXP_REPLACE,		/* regexp_replace(text, pattern, to, ...) */
-	SIZE_ARRAY_FILL				/* array_fill(element, dimensions[, lower bounds]) */
+	SIZE_ARRAY_FILL,			/* array_fill(element, dimensions[, lower bounds]) */
+	SIZE_REGEX_WALK				/* walks through every match of its first argument */
 } size_rule;
 
 /* the call being made safe, set up at the first row */
@@ -232,6 +244,23 @@ size_rule_of(Oid target)
 		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_INT4_INT4_TEXT:
 		case F_REGEXP_REPLACE_TEXT_TEXT_TEXT_TEXT:
 			return SIZE_REGEXP_REPLACE;
+		case F_REGEXP_COUNT_TEXT_TEXT:
+		case F_REGEXP_COUNT_TEXT_TEXT_INT4:
+		case F_REGEXP_COUNT_TEXT_TEXT_INT4_TEXT:
+		case F_REGEXP_INSTR_TEXT_TEXT:
+		case F_REGEXP_INSTR_TEXT_TEXT_INT4:
+		case F_REGEXP_INSTR_TEXT_TEXT_INT4_INT4:
+		case F_REGEXP_INSTR_TEXT_TEXT_INT4_INT4_INT4:
+		case F_REGEXP_INSTR_TEXT_TEXT_INT4_INT4_INT4_TEXT:
+		case F_REGEXP_INSTR_TEXT_TEXT_INT4_INT4_INT4_TEXT_INT4:
+		case F_REGEXP_SPLIT_TO_ARRAY_TEXT_TEXT:
+		case F_REGEXP_SPLIT_TO_ARRAY_TEXT_TEXT_TEXT:
+		case F_REGEXP_SUBSTR_TEXT_TEXT:
+		case F_REGEXP_SUBSTR_TEXT_TEXT_INT4:
+		case F_REGEXP_SUBSTR_TEXT_TEXT_INT4_INT4:
+		case F_REGEXP_SUBSTR_TEXT_TEXT_INT4_INT4_TEXT:
+		case F_REGEXP_SUBSTR_TEXT_TEXT_INT4_INT4_TEXT_INT4:
+			return SIZE_REGEX_WALK;
 		case F_ARRAY_FILL_ANYELEMENT__INT4:
 		case F_ARRAY_FILL_ANYELEMENT__INT4__INT4:
 			return SIZE_ARRAY_FILL;
@@ -261,10 +290,11 @@ occurrences(const char *haystack, Size length, const char *needle, Size needle_l
 	return count;
 }
 
+/* the bytes of a text as the function sees it: detoasted and decompressed */
 static Size
 text_bytes(Datum value)
 {
-	return VARSIZE_ANY_EXHDR(DatumGetPointer(value));
+	return toast_raw_datum_size(value) - VARHDRSZ;
 }
 
 /*
@@ -287,23 +317,40 @@ result_bound(safe_call *call)
 			break;
 		case SIZE_REPEAT:
 			return (double) text_bytes(args[0].value) * Max(DatumGetInt32(args[1].value), 0);
+		case SIZE_REGEX_WALK:
+			/* in place of a result size: past the limit when the text is */
+			return text_bytes(args[0].value) > SAFE_REGEX_SUBJECT_LIMIT ?
+				SAFE_VALUE_LIMIT + 1.0 : 0;
 		case SIZE_REPLACE:
 			{
-				text	   *subject = DatumGetTextPP(args[0].value);
+				text	   *subject;
+
+				/* each argument is read whole below: none past the limit */
+				if (text_bytes(args[0].value) > SAFE_VALUE_LIMIT ||
+					text_bytes(args[1].value) > SAFE_VALUE_LIMIT ||
+					text_bytes(args[2].value) > SAFE_VALUE_LIMIT)
+					return SAFE_VALUE_LIMIT + 1.0;
+				subject = DatumGetTextPP(args[0].value);
+				{
 				text	   *from = DatumGetTextPP(args[1].value);
 				Size		from_bytes = VARSIZE_ANY_EXHDR(from);
 				double		n = occurrences(VARDATA_ANY(subject), VARSIZE_ANY_EXHDR(subject),
 											VARDATA_ANY(from), from_bytes);
 
 				return VARSIZE_ANY_EXHDR(subject) + n * text_bytes(args[2].value);
+				}
 			}
 		case SIZE_REGEXP_REPLACE:
 			{
 				/* each match (at most one a byte, and one more) gets the replacement, whose \n and \& each insert at most the text */
 				Size		subject = text_bytes(args[0].value);
-				text	   *to = DatumGetTextPP(args[2].value);
-				double		inserts = occurrences(VARDATA_ANY(to), VARSIZE_ANY_EXHDR(to), "\\", 1);
+				text	   *to;
+				double		inserts;
 
+				if (subject > SAFE_REGEX_SUBJECT_LIMIT || text_bytes(args[2].value) > SAFE_VALUE_LIMIT)
+					return SAFE_VALUE_LIMIT + 1.0;
+				to = DatumGetTextPP(args[2].value);
+				inserts = occurrences(VARDATA_ANY(to), VARSIZE_ANY_EXHDR(to), "\\", 1);
 				return subject + (subject + 1.0) * (VARSIZE_ANY_EXHDR(to) + inserts * subject);
 			}
 		case SIZE_ARRAY_FILL:
@@ -319,7 +366,8 @@ result_bound(safe_call *call)
 				for (i = 0; i < n; i++)
 					elements *= nulls[i] ? 0 : Max(DatumGetInt32(d[i]), 0);
 				element = args[0].isnull ? 0 : call->element_length > 0 ? call->element_length :
-					(double) VARSIZE_ANY(DatumGetPointer(args[0].value));
+					call->element_length == -1 ? (double) toast_raw_datum_size(args[0].value) :
+					(double) strlen(DatumGetCString(args[0].value)) + 1;
 				return elements * element;
 			}
 	}

@@ -360,7 +360,9 @@ refuse_size(Oid funcid, int position)
  * one backtracks, in time polynomial of a high degree in the length of the
  * text, so a text whose length a private value chooses would make one
  * user's row take seconds (red team: a note read by a binary search on
- * timing).  Without back-references PostgreSQL matches with automata.
+ * timing).  Without back-references PostgreSQL matches with automata; a
+ * lookahead or lookbehind constraint is refused too (each is checked again
+ * at every place the pattern could match: quadratic in the text).
  * The pattern is read after folding, so that one built of several literals
  * ('(x*)' || '\1') is read whole.
  */
@@ -389,6 +391,13 @@ refuse_back_reference(Oid funcid, int position, Node *argument)
 	pattern = TextDatumGetCString(((Const *) folded)->constvalue);
 	for (p = pattern; *p != '\0'; p++)
 	{
+		if (p[0] == '(' && p[1] == '?' && (p[2] == '=' || p[2] == '!' || p[2] == '<'))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("argument %d of %s has a lookahead or lookbehind constraint (%.3s): not allowed in an anonymization query of an anonymized role",
+							position, format_procedure(funcid), p),
+					 errdetail("A constraint that looks ahead is checked again at each place the pattern could match, so matching takes time that grows with the square of the text's length, which one user's row could make measurably slower."),
+					 errhint("Write the pattern without (?= (?! (?<= (?<! constraints.")));
 		if (*p != '\\')
 			continue;
 		if (p[1] >= '1' && p[1] <= '9')
