@@ -391,11 +391,12 @@ refuse_back_reference(Oid funcid, int position, Node *argument)
 	pattern = TextDatumGetCString(((Const *) folded)->constvalue);
 	for (p = pattern; *p != '\0'; p++)
 	{
-		if (p[0] == '(' && p[1] == '?' && (p[2] == '=' || p[2] == '!' || p[2] == '<'))
+		if (p[0] == '(' && p[1] == '?' &&
+			(p[2] == '=' || p[2] == '!' || (p[2] == '<' && (p[3] == '=' || p[3] == '!'))))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("argument %d of %s has a lookahead or lookbehind constraint (%.3s): not allowed in an anonymization query of an anonymized role",
-							position, format_procedure(funcid), p),
+					 errmsg("argument %d of %s has a lookahead or lookbehind constraint (%.*s): not allowed in an anonymization query of an anonymized role",
+							position, format_procedure(funcid), p[2] == '<' ? 4 : 3, p),
 					 errdetail("A constraint that looks ahead is checked again at each place the pattern could match, so matching takes time that grows with the square of the text's length, which one user's row could make measurably slower."),
 					 errhint("Write the pattern without (?= (?! (?<= (?<! constraints.")));
 		if (*p != '\\')
