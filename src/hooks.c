@@ -232,18 +232,18 @@ anon_dp_executor_check_perms(List *range_table, bool ereport_on_violation)
 static void
 anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 {
-	if (preloaded && error_channel_guards(queryDesc->plannedstmt))
+	bool		guarded = preloaded && error_channel_guards(queryDesc->plannedstmt);
+
+	if (guarded)
 		error_channel_refuse_serializable();
 	if (prev_executor_start_hook)
 		prev_executor_start_hook(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
+	if (guarded)
+		failures_check(anon_dp_budget_role());
 	if (preloaded)
-	{
-		if (error_channel_guards(queryDesc->plannedstmt))
-			failures_check(anon_dp_budget_role());
 		budget_charge_statement(queryDesc, eflags);
-	}
 }
 
 /* the arguments of ExecutorRun, for error_channel_run */

@@ -176,7 +176,8 @@ build_released(anon_plan *plan, bounded_rows *rows, AttrNumber *users_column)
  * columns), whatever order the plan made them in: that order followed the
  * size of the hash tables of the plan, which followed how many rows and
  * partitions the private data had before the threshold, and the order of
- * rows is not noised (a red-team helper read it).  Keys of a type without an ordering leave the order as it is.
+ * rows is not noised (a red-team helper read it).  Keys of a type without
+ * an ordering leave the order as it is.
  */
 void
 order_by_keys(Query *thresholded, int nkeys)

@@ -305,12 +305,13 @@ static double
 result_bound(safe_call *call)
 {
 	NullableDatum *args = call->fcinfo->args;
-	int			i;
 
-	/* a NULL argument: the strict ones return NULL, array_fill has NULL elements */
-	for (i = 0; i < call->nargs && i < 3; i++)
-		if (args[i].isnull && !(call->size == SIZE_ARRAY_FILL && i != 1))
-			return 0;
+	/*
+	 * The strict targets have returned NULL for a NULL argument already;
+	 * array_fill takes a NULL element, and rejects NULL dimensions itself
+	 */
+	if (call->size == SIZE_ARRAY_FILL && args[1].isnull)
+		return 0;
 	switch (call->size)
 	{
 		case SIZE_FREE:
@@ -324,21 +325,19 @@ result_bound(safe_call *call)
 		case SIZE_REPLACE:
 			{
 				text	   *subject;
+				text	   *from;
+				double		n;
 
-				/* each argument is read whole below: none past the limit */
+				/* the subject and the pattern are read whole below: none past the limit */
 				if (text_bytes(args[0].value) > SAFE_VALUE_LIMIT ||
 					text_bytes(args[1].value) > SAFE_VALUE_LIMIT ||
 					text_bytes(args[2].value) > SAFE_VALUE_LIMIT)
 					return SAFE_VALUE_LIMIT + 1.0;
 				subject = DatumGetTextPP(args[0].value);
-				{
-				text	   *from = DatumGetTextPP(args[1].value);
-				Size		from_bytes = VARSIZE_ANY_EXHDR(from);
-				double		n = occurrences(VARDATA_ANY(subject), VARSIZE_ANY_EXHDR(subject),
-											VARDATA_ANY(from), from_bytes);
-
+				from = DatumGetTextPP(args[1].value);
+				n = occurrences(VARDATA_ANY(subject), VARSIZE_ANY_EXHDR(subject),
+								VARDATA_ANY(from), VARSIZE_ANY_EXHDR(from));
 				return VARSIZE_ANY_EXHDR(subject) + n * text_bytes(args[2].value);
-				}
 			}
 		case SIZE_REGEXP_REPLACE:
 			{
@@ -361,6 +360,7 @@ result_bound(safe_call *call)
 				int			n;
 				double		elements = 1;
 				double		element;
+				int			i;
 
 				deconstruct_array(dims, INT4OID, sizeof(int32), true, TYPALIGN_INT, &d, &nulls, &n);
 				for (i = 0; i < n; i++)

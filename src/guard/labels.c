@@ -132,37 +132,25 @@ anon_dp_role_is_anonymized(Oid roleid)
 	return label_cache_role_is_anonymized(roleid);
 }
 
-/* a foreign key of a relation not labelled public references relid */
-static bool
-referenced_by_private_rows(Oid relid)
+bool
+anon_dp_relation_referenced_by_private_rows(Oid relid)
 {
+	List	   *referencable = lappend_oid(get_partition_ancestors(relid), relid);
 	Relation	constraints = table_open(ConstraintRelationId, AccessShareLock);
 	SysScanDesc scan = systable_beginscan(constraints, InvalidOid, false, NULL, 0, NULL);
 	HeapTuple	tuple;
 	bool		referenced = false;
 
+	/* pg_constraint has no index on the referenced relation */
 	while (!referenced && HeapTupleIsValid(tuple = systable_getnext(scan)))
 	{
 		Form_pg_constraint con = (Form_pg_constraint) GETSTRUCT(tuple);
 
-		referenced = con->contype == CONSTRAINT_FOREIGN && con->confrelid == relid &&
+		referenced = con->contype == CONSTRAINT_FOREIGN &&
+			list_member_oid(referencable, con->confrelid) &&
 			!anon_dp_relation_is_public(con->conrelid);
 	}
 	systable_endscan(scan);
 	table_close(constraints, AccessShareLock);
 	return referenced;
-}
-
-bool
-anon_dp_relation_referenced_by_private_rows(Oid relid)
-{
-	List	   *ancestors = get_partition_ancestors(relid);
-	ListCell   *lc;
-
-	if (referenced_by_private_rows(relid))
-		return true;
-	foreach(lc, ancestors)
-		if (referenced_by_private_rows(lfirst_oid(lc)))
-			return true;
-	return false;
 }

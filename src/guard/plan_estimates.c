@@ -6,14 +6,10 @@
 
 #include "access/parallel.h"
 #include "access/transam.h"
-#include "catalog/index.h"
 #include "catalog/pg_am.h"
-#include "catalog/pg_class.h"
 #include "jit/jit.h"
-#include "utils/lsyscache.h"
 
 #include "guard/catalog_masking.h"
-#include "guard/labels.h"
 #include "guard/marks.h"
 #include "guard/plan_estimates.h"
 #include "guard/roles.h"
@@ -64,15 +60,16 @@ hide_relation_info(Oid relid, RelOptInfo *rel)
 	rel->indexlist = indexes;
 }
 
-/* column statistics the planner may read in an anonymized session: public tables' */
+/*
+ * column statistics the planner may read in an anonymized session: those of
+ * public tables and their indexes; not those of catalogs (and their indexes,
+ * whose OIDs are below FirstNormalObjectId too), whose sizes catalog masking
+ * shows but whose columns hold the sizes of private tables
+ */
 static bool
 column_statistics_shown(Oid relid)
 {
-	char		relkind = get_rel_relkind(relid);
-
-	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
-		relid = IndexGetRelation(relid, false);
-	return relid >= FirstNormalObjectId && anon_dp_relation_is_public(relid);
+	return relid >= FirstNormalObjectId && relation_statistics_visible(relid);
 }
 
 bool

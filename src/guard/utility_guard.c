@@ -149,11 +149,10 @@ guard_utility_statement(Node *statement)
 							 "Ask a role that is not anonymized to create the foreign table and label it, or to make it a partition of a private table (doc/scale-out.md).");
 			break;
 		case T_LockStmt:
+			refuse_locking_referenced_tables(((LockStmt *) statement)->relations, "LOCK TABLE");
+			break;
 		case T_TruncateStmt:
-			refuse_locking_referenced_tables(IsA(statement, LockStmt) ?
-											 ((LockStmt *) statement)->relations :
-											 ((TruncateStmt *) statement)->relations,
-											 IsA(statement, LockStmt) ? "LOCK TABLE" : "TRUNCATE");
+			refuse_locking_referenced_tables(((TruncateStmt *) statement)->relations, "TRUNCATE");
 			break;
 		case T_CreateFunctionStmt:
 			if (!check_function_bodies)
