@@ -276,6 +276,17 @@ WHERE regexp_count(repeat(ssn, 100), '-') = 200;
 SELECT ANON_COUNT(*) FROM al_people WHERE diagnosis ~ 'i(?=[^#]*#)';
 SELECT ANON_COUNT(*) FROM al_people WHERE regexp_like(diagnosis, '(?<!x)s');
 RESET statement_timeout;
+-- the limits are exact: 1 MB (1,048,576 bytes) and 4 kB (4,096 bytes) of a
+-- one-character private value are taken, one more repetition is not (the
+-- megabyte on 100 users)
+SELECT ANON_COUNT(*) > 90 AS megabyte_taken FROM al_people
+WHERE uid <= 100 AND length(repeat(repeat(small, 1024), 1024)) = 1048576;
+SELECT ANON_COUNT(*) > 90 AS megabyte_and_more_rejected FROM al_people
+WHERE uid <= 100 AND repeat(repeat(small, 1024), 1025) IS NULL;
+SELECT ANON_COUNT(*) > 900 AS four_kb_taken FROM al_people
+WHERE regexp_count(repeat(small, 4096), '[0-9]') = 4096;
+SELECT ANON_COUNT(*) > 900 AS four_kb_and_more_rejected FROM al_people
+WHERE regexp_count(repeat(small, 4097), '[0-9]') IS NULL;
 -- within the limit they run as before
 SELECT ANON_COUNT(*) > 900 AS within_limit FROM al_people
 WHERE replace(ssn, '-', '') <> '' AND length(repeat(ssn, 1000)) = 11000
