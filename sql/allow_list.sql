@@ -196,6 +196,30 @@ WITH w AS (SELECT uid, ssn FROM al_people) SELECT abs(ANON_SUM(ssn::int, 0, 1)) 
 SELECT l, abs(ANON_COUNT(*) - 1000 / 3) < 30 AS all_counted
 FROM (SELECT uid, log(CASE uid % 3 WHEN 0 THEN 10 WHEN 1 THEN -1 ELSE 100 END::numeric) AS l FROM al_people) s
 GROUP BY l ORDER BY l;
+-- calls with named arguments and with defaults left out are SAFE too, with
+-- the arguments in the function's positions (red team round 5: a named
+-- argument handed to the wrapper crashed the backend while planning, and the
+-- crash-restart reset the failure counts; a default left out failed)
+SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
+WHERE make_interval(days => uid, secs => CASE WHEN uid = 42 THEN 'Infinity'::float8 ELSE 1 END) IS NOT NULL
+  AND jsonb_set(data, '{age}', to_jsonb(uid)) ->> 'age' = uid::text
+  AND jsonb_set(CASE WHEN uid = 42 THEN '[1]' ELSE data END, '{x}', '1', create_if_missing => false) IS NOT NULL
+  AND make_interval(0, 0, 0, uid) < interval '3 years';
+-- (uid 42's values raise when the same calls are evaluated raw)
+SELECT make_interval(days => 42, secs => 'Infinity');
+SELECT jsonb_set('[1]', '{x}', '1', create_if_missing => false);
+-- a VARIADIC array handed to a variadic "any" parameter cannot be wrapped:
+-- refused before anything runs (red team round 5: it was evaluated raw and
+-- failed the statement on one user's value); to a parameter of an array
+-- type it is an ordinary argument
+SELECT anon_dp_failed_statements('al_analyst') AS failed_before_variadic;
+SELECT ANON_COUNT(*) FROM al_people
+WHERE jsonb_build_object(VARIADIC ARRAY[CASE WHEN uid = 42 THEN NULL ELSE 'k' END, 'v']) IS NOT NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE num_nulls(VARIADIC ARRAY[uid, salary]) = 0;
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after_variadic;
+SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
+WHERE jsonb_extract_path_text(data, VARIADIC ARRAY['city']) LIKE 'c%'
+  AND jsonb_build_object('k', uid, 'v', salary) IS NOT NULL;
 -- constant arrays and one-dimensional arrays stay allowed
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
 WHERE diagnosis LIKE ANY (ARRAY['diag%', 'x%']) AND ARRAY[uid, salary] IS NOT NULL

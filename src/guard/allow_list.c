@@ -577,6 +577,27 @@ check_call(Oid funcid, List *args)
 	check_constant_arguments(entry, funcid, args);
 }
 
+/*
+ * A call written with VARIADIC of a built-in whose variadic parameter is
+ * "any" (format, concat, jsonb_build_object, ...): its SAFE wrapper could
+ * not hand the array on as one VARIADIC argument, so the call would run
+ * unwrapped and an error on one user's value would fail the statement.
+ */
+static void
+check_variadic_call(FuncExpr *call)
+{
+	if (!call->funcvariadic || allowed_builtin_lookup(call->funcid) == NULL ||
+		get_func_variadictype(call->funcid) != ANYOID)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("%s cannot be called with VARIADIC in an anonymization query of an anonymized role",
+					format_procedure(call->funcid)),
+			 errdetail("Such a call is not evaluated SAFE: an error on one user's value would fail the statement."),
+			 errhint("Write the arguments out: %s(a, b) instead of %s(VARIADIC ARRAY[a, b]).",
+					 get_func_name(call->funcid), get_func_name(call->funcid))));
+}
+
 static void
 check_operator(Oid opno, List *args)
 {
@@ -732,6 +753,7 @@ check_calls(Node *node)
 	{
 		case T_FuncExpr:
 			check_call(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args);
+			check_variadic_call((FuncExpr *) node);
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
