@@ -10,6 +10,7 @@
 #include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/hsearch.h"
+#include "utils/memutils.h"
 
 #include "guard/failures.h"
 #include "settings.h"
@@ -42,6 +43,59 @@ failures_request_shmem(void)
 	RequestNamedLWLockTranche("anon_dp_failures", 1);
 }
 
+/*
+ * The counts carried over a crash-restart.  After a backend crashes,
+ * PostgreSQL builds shared memory anew; counts lost with it would let a role
+ * whose statement crashed the server (the statement counts as failed from its
+ * start) probe again from zero, as often as it can crash it.  The postmaster
+ * copies the counts to its own memory as it leaves the old shared memory
+ * (shmem_exit runs its on_shmem_exit callbacks) and fills the new table with
+ * them.  Read without the lock: the backends are gone, and the copy stops at
+ * the table's size whatever state a crash left the table in.
+ */
+static failure_entry *carried = NULL;	/* postmaster: TopMemoryContext */
+static int	carried_count = 0;
+
+static void
+carry_counts(int code, Datum arg)
+{
+	HASH_SEQ_STATUS scan;
+	failure_entry *entry;
+
+	if (failures == NULL)
+		return;
+	if (carried == NULL)
+		carried = MemoryContextAlloc(TopMemoryContext, sizeof(failure_entry) * FAILURE_ROLES);
+	carried_count = 0;
+	hash_seq_init(&scan, failures);
+	while ((entry = hash_seq_search(&scan)) != NULL)
+	{
+		if (carried_count == FAILURE_ROLES)
+		{
+			hash_seq_term(&scan);
+			break;
+		}
+		if (entry->count > 0)
+			carried[carried_count++] = *entry;
+	}
+	failures = NULL;
+}
+
+static void
+restore_counts(void)
+{
+	int			i;
+
+	for (i = 0; i < carried_count; i++)
+	{
+		failure_entry *entry = hash_search(failures, &carried[i].key, HASH_ENTER_NULL, NULL);
+
+		if (entry != NULL)
+			entry->count = carried[i].count;
+	}
+	carried_count = 0;
+}
+
 void
 failures_startup_shmem(void)
 {
@@ -54,6 +108,12 @@ failures_startup_shmem(void)
 							 HASH_ELEM | HASH_BLOBS);
 	failures_lock = &(GetNamedLWLockTranche("anon_dp_failures"))->lock;
 	LWLockRelease(AddinShmemInitLock);
+	if (!IsUnderPostmaster)
+	{
+		/* the postmaster, at its start or after a crash: no backend runs */
+		restore_counts();
+		on_shmem_exit(carry_counts, (Datum) 0);
+	}
 }
 
 static failure_key
