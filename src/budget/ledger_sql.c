@@ -84,10 +84,7 @@ run_connected(void *arg)
 
 /*
  * As the bootstrap superuser, in a restricted operation, with search_path =
- * pg_catalog, pg_temp, as anon_dp's own work (roles.h).  Without sequential
- * scans where an index serves: the ledger's statements find rows by their
- * keys, and a plan kept from when a budget table was one page long would go
- * on scanning it as charges fill it with dead row versions.
+ * pg_catalog, pg_temp, as anon_dp's own work (roles.h).
  */
 void
 ledger_run(void (*body) (void *), void *arg, bool kept_plans)
@@ -103,8 +100,6 @@ ledger_run(void (*body) (void *), void *arg, bool kept_plans)
 						   SECURITY_RESTRICTED_OPERATION);
 	nest = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("enable_seqscan", "off", PGC_SUSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	anon_dp_run_internal(run_connected, &work);
 	AtEOXact_GUC(true, nest);

@@ -42,10 +42,6 @@ ledger_current_session(Oid role)
  * composing a charge of ($3, $4) keeps the exact decimal sums within the
  * totals (columns 1-9), then the exact columns a group of charges is
  * decided from (10-17, budget_row).  %s: the table, then the locking clause.
- * The roles are looked up in the primary key ($1 is one of $2): every charge
- * writes a new version of its budget's row, so between two vacuums the
- * table's pages fill with dead versions that a scan of the table would read
- * at every charge.
  */
 #define SELECT_BUDGETS \
 	"WITH RECURSIVE acting(r) AS (" \
@@ -58,8 +54,7 @@ ledger_current_session(Oid role)
 	"  AND b.event_delta + $4::numeric <= coalesce(b.delta, $6::numeric)," \
 	" b.composed_epsilon, b.event_delta, coalesce(b.epsilon, $5::numeric)," \
 	" coalesce(b.delta, $6::numeric), b.spent_epsilon, b.spent_delta, b.spent_rho, b.releases " \
-	"FROM %s b WHERE b.role::oid = ANY (ARRAY(SELECT r FROM acting)) " \
-	" AND (b.role = $1 OR b.epsilon IS NOT NULL) " \
+	"FROM %s b WHERE b.role = $1 OR (b.epsilon IS NOT NULL AND b.role::oid IN (SELECT r FROM acting)) " \
 	"ORDER BY b.role::oid %s"
 
 typedef struct budget_charge
