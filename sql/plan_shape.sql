@@ -116,6 +116,18 @@ DROP FUNCTION pz_workers_seen(), pz_slow(int);
 DROP TABLE pz_small;
 DROP EXTENSION dblink;
 
+-- the session's own temporary tables hold only what it wrote (released rows,
+-- public rows): the planner and the catalogs show their sizes and statistics,
+-- while a private table of the same size stays at the constant one
+SET SESSION AUTHORIZATION pz_analyst;
+CREATE TEMP TABLE pz_mine AS SELECT g AS k FROM generate_series(1, 5000) g;
+ANALYZE pz_mine;
+SELECT reltuples AS own_temp_tuples FROM pg_class WHERE oid = 'pz_mine'::regclass;
+SELECT count(*) > 0 AS own_temp_statistics FROM pg_stats WHERE tablename = 'pz_mine';
+SELECT reltuples AS private_tuples FROM pg_class WHERE oid = 'pz_people'::regclass;
+DROP TABLE pz_mine;
+RESET SESSION AUTHORIZATION;
+
 -- a session that is not anonymized plans with what it sees (its orders are
 -- not printed: they depend on the hash table's size, which may change)
 SELECT pz_orders(ARRAY[0, 1000000]) BETWEEN 1 AND 2 AS superuser_planned;

@@ -20,6 +20,7 @@
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_statistic.h"
@@ -65,8 +66,12 @@ holds_planner_statistics(Oid relid)
 }
 
 /*
- * Catalogs, except those that hold planner statistics, and relations
- * labelled public; an index as its table.
+ * Catalogs, except those that hold planner statistics, relations labelled
+ * public, and this session's own temporary tables; an index as its table.
+ * A temporary table is the session's: only what the session wrote is in it,
+ * and an anonymized session can write nothing private (released rows of
+ * anonymization queries, public rows), so its sizes and statistics say
+ * nothing about a user.
  */
 bool
 relation_statistics_visible(Oid relid)
@@ -77,7 +82,9 @@ relation_statistics_visible(Oid relid)
 		return relation_statistics_visible(IndexGetRelation(relid, false));
 	if (relid < FirstNormalObjectId)
 		return !holds_planner_statistics(relid);
-	return relkind != '\0' && anon_dp_relation_is_public(relid);
+	if (relkind == '\0')
+		return false;
+	return anon_dp_relation_is_public(relid) || isTempNamespace(get_rel_namespace(relid));
 }
 
 /* CASE WHEN anon_dp_statistics_visible(oid) THEN value ELSE masked END */
