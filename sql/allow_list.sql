@@ -502,6 +502,16 @@ SELECT anon_dp_failed_statements('al_analyst') AS failed_after_cancelled_plannin
 -- function folded at planning stands in for one that fails on such a value)
 SELECT ANON_COUNT(*) FROM al_people WHERE salary < al_failing_constant(7);
 SELECT anon_dp_failed_statements('al_analyst') AS failed_after_planning_error;
+-- constant arguments of a sampling method are checked before the statement
+-- runs, with the method's own error: they say nothing about a user, so they
+-- are neither the fixed error nor counted (red team round 3 noted them)
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE anon_reservoir(0);
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE SYSTEM (200);
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE BERNOULLI (-1);
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE SYSTEM (1e-300);
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE BERNOULLI (NULL);
+SELECT ANON_COUNT(*) FROM al_people TABLESAMPLE SYSTEM (50) REPEATABLE (NULL);
+SELECT anon_dp_failed_statements('al_analyst') AS failed_after_sampling_constants;
 RESET SESSION AUTHORIZATION;
 SELECT anon_dp_reset_failures('al_analyst');
 DROP FUNCTION al_slow_constant(int), al_failing_constant(int);

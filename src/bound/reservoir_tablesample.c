@@ -51,6 +51,8 @@
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
 
+#include "bound/reservoir_tablesample.h"
+
 #include "guard/labels.h"
 #include "dp/dp_rng.h"
 #include "settings.h"
@@ -155,12 +157,10 @@ reservoir_init(SampleScanState *node, int eflags)
 	node->tsm_state = state;
 }
 
-/* the argument n of anon_reservoir(n), checked */
-static int64
-checked_rows_per_unit(Datum param)
+/* the argument n of anon_reservoir(n), checked (also by the guard, for a constant n) */
+int64
+anon_reservoir_checked_rows(int64 keep)
 {
-	int64		keep = DatumGetInt64(param);
-
 	if (keep < 1 || keep > RESERVOIR_MAX_ROWS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
@@ -616,7 +616,7 @@ reservoir_begin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
 {
 	reservoir_state *state = (reservoir_state *) node->tsm_state;
 	Relation	relation = node->ss.ss_currentRelation;
-	int64		keep = checked_rows_per_unit(params[0]);
+	int64		keep = anon_reservoir_checked_rows(DatumGetInt64(params[0]));
 	AttrNumber	uid = checked_unit_column(relation);
 	reservoir_units units;
 	MemoryContext old;

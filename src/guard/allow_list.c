@@ -31,6 +31,7 @@
 #include "guard/allow_list.h"
 #include "guard/allowed_builtins.h"
 #include "guard/labels.h"
+#include "bound/reservoir_tablesample.h"
 
 #define IS_BUILTIN(oid) ((oid) < FirstNormalObjectId)
 
@@ -793,13 +794,63 @@ check_calls(Node *node)
 
 /* ---- structure ---- */
 
+/*
+ * The arguments of a sampling method that are constants, checked before the
+ * statement runs with the error the method would raise when its scan
+ * starts: there the error channel would turn it into the one fixed error and
+ * count a failed statement, although it depends on the query's constants only.
+ */
+static void
+check_sampling_arguments(TableSampleClause *sample)
+{
+	ListCell   *lc;
+
+	foreach(lc, sample->args)
+	{
+		Node	   *argument = eval_const_expressions(NULL, copyObject(lfirst(lc)));
+		Const	   *value = (Const *) argument;
+
+		if (!IsA(argument, Const))
+			continue;
+		if (value->constisnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("TABLESAMPLE parameter cannot be null")));
+		if (sample->tsmhandler == anon_dp_emitted_function(EMIT_RESERVOIR))
+			(void) anon_reservoir_checked_rows(DatumGetInt64(value->constvalue));
+		else if ((sample->tsmhandler == F_SYSTEM ||
+				  sample->tsmhandler == F_BERNOULLI) &&
+				 value->consttype == FLOAT4OID)
+		{
+			float4		percent = DatumGetFloat4(value->constvalue);
+
+			if (isnan(percent) || percent < 0 || percent > 100)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+						 errmsg("sample percentage must be between 0 and 100")));
+		}
+	}
+	if (sample->repeatable != NULL)
+	{
+		Node	   *seed = eval_const_expressions(NULL, (Node *) copyObject(sample->repeatable));
+
+		if (IsA(seed, Const) && ((Const *) seed)->constisnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("TABLESAMPLE REPEATABLE parameter cannot be null")));
+	}
+}
+
 /* a sampling method: BERNOULLI, SYSTEM, or anon_dp's own anon_reservoir */
 static void
 check_sampling(TableSampleClause *sample)
 {
 	if (IS_BUILTIN(sample->tsmhandler) ||
 		sample->tsmhandler == anon_dp_emitted_function(EMIT_RESERVOIR))
+	{
+		check_sampling_arguments(sample);
 		return;
+	}
 	refuse_object(psprintf("TABLESAMPLE method %s", get_func_name(sample->tsmhandler)),
 				  "A sampling method that is not built in chooses rows with code outside anon_dp's control.",
 				  "Use TABLESAMPLE BERNOULLI, SYSTEM or anon_reservoir.");
