@@ -33,7 +33,7 @@ BUDGET_OBJS = src/budget/releases.o src/budget/charge.o src/budget/ledger.o \
 	src/budget/statement_cost.o
 # SQL-callable glue
 FUNCTION_OBJS = src/functions/aggregate_args.o src/functions/noisy_aggregates.o \
-	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/catalog_visibility.o src/functions/activity_masking.o src/functions/canonical_keys.o src/functions/auto_bounds.o \
+	src/functions/selection_aggregates.o src/functions/user_samples.o src/functions/distinct_count.o src/functions/anon_aggregates.o src/functions/safe_calls.o src/functions/datetime_input.o src/functions/catalog_visibility.o src/functions/activity_masking.o src/functions/canonical_keys.o src/functions/auto_bounds.o \
 	src/functions/privacy_arithmetic.o src/functions/budget_functions.o src/functions/intervals.o src/functions/explain_functions.o src/functions/allow_list_functions.o src/functions/failure_functions.o src/functions/contribution_histogram.o
 
 OBJS = $(TOP_OBJS) $(ANONYMIZER_OBJS) $(GUARD_OBJS) $(BUDGET_OBJS) $(BOUND_OBJS) $(FUNCTION_OBJS) $(DP_OBJS)

@@ -151,6 +151,11 @@ SELECT ANON_COUNT(*) FROM al_people WHERE to_date(ssn, diagnosis) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE timezone(zone, seen) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE (seen AT TIME ZONE zone) IS NULL;
 SELECT ANON_COUNT(*) FROM al_people WHERE date_trunc('day', seen, zone) IS NULL;
+-- ... also when the argument is written by name (red team round 6: the check
+-- counted arguments as written, so the zone passed as a named argument)
+SELECT ANON_COUNT(*) FROM al_people
+WHERE make_timestamptz(timezone => zone, year => 2024, month => 1, mday => 1, hour => 0, min => 0, sec => 0) IS NULL;
+SELECT ANON_COUNT(*) FROM al_people WHERE make_timestamptz(2024, 1, 1, 0, 0, 0, zone) IS NULL;
 -- a unit or flags whose mistake raises an error that is not a data exception
 SELECT ANON_COUNT(*) FROM al_people WHERE date_part(small, seen) > 0;
 SELECT ANON_COUNT(*) FROM al_people WHERE date_trunc(diagnosis, born) IS NULL;
@@ -220,6 +225,25 @@ SELECT anon_dp_failed_statements('al_analyst') AS failed_after_variadic;
 SELECT ANON_COUNT(*) > 900 AS ran FROM al_people
 WHERE jsonb_extract_path_text(data, VARIADIC ARRAY['city']) LIKE 'c%'
   AND jsonb_build_object('k', uid, 'v', salary) IS NOT NULL;
+-- text read into a date or time type names no time zone: the session keeps
+-- every zone it loaded, and a later statement can time which (red team round
+-- 6 read a salary to the unit from zones named in one query); such a text is
+-- NULL before its zone is loaded, also in arrays and ranges, while dates and
+-- times with numeric offsets, UTC, GMT or Z and the words of dates are read
+SELECT ANON_COUNT(*) < 100 AS zone_names_not_read FROM al_people
+WHERE ('2024-01-01 00:00 ' || zone)::timestamptz IS NOT NULL
+   OR ('2024-01-01 00:00 ' || CASE WHEN uid > 0 THEN 'GMT+5' END)::timestamptz IS NOT NULL
+   OR ('2024-01-01 00:00 ' || CASE WHEN uid > 0 THEN 'EST' END)::timestamp IS NOT NULL
+   OR ('12:00 ' || zone)::timetz IS NOT NULL OR ('2024-01-01 ' || zone)::date IS NOT NULL
+   OR ('{"2024-01-01 00:00 ' || zone || '"}')::timestamptz[] IS NOT NULL
+   OR ('["2024-01-01 00:00 ' || zone || '",)')::tstzrange IS NOT NULL;
+SELECT ANON_COUNT(*) > 900 AS dates_and_times_read FROM al_people
+WHERE (to_char(seen, 'YYYY-MM-DD HH24:MI') || '+02')::timestamptz IS NOT NULL
+  AND (to_char(seen, 'YYYY-MM-DD"T"HH24:MI:SS') || 'Z')::timestamptz IS NOT NULL
+  AND (to_char(seen, 'Dy, DD Mon YYYY HH12:MI am') || ' UTC')::timestamptz IS NOT NULL
+  AND (CASE WHEN uid > 0 THEN 'infinity' END)::timestamptz IS NOT NULL
+  AND ('{"' || born || '", "epoch"}')::date[] IS NOT NULL
+  AND ('[' || born || ',' || (born + 1) || ')')::daterange IS NOT NULL;
 -- constant arrays and one-dimensional arrays stay allowed
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
 WHERE diagnosis LIKE ANY (ARRAY['diag%', 'x%']) AND ARRAY[uid, salary] IS NOT NULL

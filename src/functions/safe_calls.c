@@ -50,6 +50,7 @@
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 
+#include "functions/datetime_input.h"
 #include "guard/allow_list.h"
 #include "guard/allowed_builtins.h"
 
@@ -442,6 +443,8 @@ typedef struct safe_io
 	FmgrInfo	input;
 	Oid			ioparam;
 	FunctionCallInfo input_call;	/* the input function's, 3 arguments */
+	bool		datetime;		/* the result reads dates or times (datetime_input.h) */
+	bool		structured;		/* ... as the elements of an array or a range */
 } safe_io;
 
 static safe_io *
@@ -471,6 +474,9 @@ safe_io_setup(FunctionCallInfo fcinfo)
 	getTypeInputInfo(wrapper->funcresulttype, &input, &io->ioparam);
 	fmgr_info_cxt(output, &io->output, context);
 	fmgr_info_cxt(input, &io->input, context);
+	io->datetime = datetime_input_type(wrapper->funcresulttype);
+	io->structured = io->datetime && (OidIsValid(get_element_type(wrapper->funcresulttype)) ||
+									  type_is_range(wrapper->funcresulttype));
 	io->input_call = MemoryContextAllocZero(context, SizeForFunctionCallInfo(3));
 	InitFunctionCallInfoData(*io->input_call, &io->input, 3, InvalidOid, NULL, NULL);
 	fcinfo->flinfo->fn_extra = io;
@@ -489,6 +495,9 @@ anon_dp_safe_io(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
 	text = OutputFunctionCall(&io->output, PG_GETARG_DATUM(1));
+	/* a date or time that names a time zone: NULL before the zone is loaded */
+	if (io->datetime && !datetime_input_names_no_zone(text, io->structured))
+		PG_RETURN_NULL();
 	io->input_call->args[0].value = CStringGetDatum(text);
 	io->input_call->args[0].isnull = false;
 	io->input_call->args[1].value = ObjectIdGetDatum(io->ioparam);

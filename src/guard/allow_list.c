@@ -425,9 +425,13 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 		Node	   *argument = (Node *) lfirst(lc);
 		int			i;
 
+		/* a named argument is the parameter it names, wherever it is written */
 		position++;
 		if (IsA(argument, NamedArgExpr))
+		{
+			position = ((NamedArgExpr *) argument)->argnumber + 1;
 			argument = (Node *) ((NamedArgExpr *) argument)->arg;
+		}
 		for (i = 0; i < ALLOW_MAX_CONSTANT_REASONS; i++)
 		{
 			if (!(entry->constants[i].args & ARG(position)))
