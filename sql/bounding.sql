@@ -166,6 +166,28 @@ SELECT count(*) AS users, sum(cardinality(anon_dp_bounded_column(k, 1, NULL::big
 FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 7, 'gn', uid, g) AS k
       FROM bd_text GROUP BY uid) s;
 RESET work_mem;
+-- with a memory limit of 32 MB or more the node's table lives in 2 MB regions
+-- advised as huge pages (its chunks, and an index of 2 MB or more, grown
+-- twice here): 140,000 users of 2 rows each, every user once with both pairs,
+-- as with a small limit (spilled)
+CREATE TABLE bd_many AS SELECT u AS uid, j AS g FROM generate_series(1, 140000) u, generate_series(1, 2) j;
+ANALYZE bd_many;
+SET work_mem = '64MB';
+SELECT node, batches FROM bd_node($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 2, 'gn', uid, g)
+                    FROM bd_many GROUP BY uid$$);
+SELECT count(*) AS users, count(DISTINCT uid) AS distinct_users,
+       sum(cardinality(anon_dp_bounded_column(k, 1, NULL::bigint))) AS pairs
+FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 2, 'gn', uid, g) AS k
+      FROM bd_many GROUP BY uid) s;
+SET work_mem = '1MB';
+SELECT node, batches > 1 AS batches FROM bd_node($$SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 2, 'gn', uid, g)
+                    FROM bd_many GROUP BY uid$$);
+SELECT count(*) AS users, count(DISTINCT uid) AS distinct_users,
+       sum(cardinality(anon_dp_bounded_column(k, 1, NULL::bigint))) AS pairs
+FROM (SELECT uid, anon_dp_bound_partitions((SELECT anon_dp_bounding_secret()), 2, 'gn', uid, g) AS k
+      FROM bd_many GROUP BY uid) s;
+RESET work_mem;
+DROP TABLE bd_many;
 -- rescans with a new parameter (the inner side of a lateral join): each
 -- rescan aggregates afresh; every user of g2 = k keeps all of its pairs there
 SELECT v.k, l.users, l.pairs, e.users AS exact_users, e.pairs AS exact_pairs

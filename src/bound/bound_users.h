@@ -68,7 +68,11 @@ typedef struct bound_users_state
 	MemoryContext table_context;	/* index and chunks */
 	MemoryContext state_context;	/* what states and uids allocate */
 	uint64	   *index;
+	void	   *index_allocation;	/* what was allocated for it (index is aligned in it) */
 	uint64		index_size;		/* a power of two */
+	char	   *region;			/* huge_regions: the rest of the current region */
+	Size		region_left;
+	bool		huge_regions;	/* chunks and a large index in 2 MB regions */
 	char	  **chunks;
 	int			chunks_allocated;
 	int			chunk_shift;	/* entries per chunk: 1 << chunk_shift */
