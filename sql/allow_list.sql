@@ -244,6 +244,38 @@ WHERE (to_char(seen, 'YYYY-MM-DD HH24:MI') || '+02')::timestamptz IS NOT NULL
   AND (CASE WHEN uid > 0 THEN 'infinity' END)::timestamptz IS NOT NULL
   AND ('{"' || born || '", "epoch"}')::date[] IS NOT NULL
   AND ('[' || born || ',' || (born + 1) || ')')::daterange IS NOT NULL;
+-- ... also when array or range input would unquote or unescape it into a
+-- zone (red team round 7: GMT\+7 and GMT"+7" passed as GMT+7)
+SELECT ANON_COUNT(*) < 100 AS escaped_zones_not_read FROM al_people
+WHERE ('{"2024-01-01 00:00 GMT\+' || (uid % 9 + 1) || '"}')::timestamptz[] IS NOT NULL
+   OR ('[2024-01-01 00:00 GMT"+' || (uid % 9 + 1) || '",)')::tstzrange IS NOT NULL
+   OR ('{12:00 SAT-' || (uid % 9 + 1) || '}')::timetz[] IS NOT NULL;
+-- a time zone argument is loaded before the query runs (whether a row reaches
+-- the call must not decide whether the zone is loaded, red team round 7), so
+-- it must be a literal, not a parameter
+PREPARE al_zone(text) AS SELECT ANON_COUNT(*) FROM al_people WHERE timezone($1, seen) IS NOT NULL;
+SELECT ANON_COUNT(*) > 900 AS literal_zone_loaded_first FROM al_people
+WHERE COALESCE(CASE WHEN uid = 42 THEN timezone('Asia/Tokyo', seen) END, 'infinity') IS NOT NULL
+  AND date_trunc('day', seen, 'Europe/Oslo') IS NOT NULL;
+-- nothing in a statement with an anonymization query may read a clock that
+-- moves during it, or run code of the analyst's own that could: it could time
+-- what the rows left in the session's caches before they are reset at the end
+-- of each step of the query (session_caches.c)
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, clock_timestamp() IS NOT NULL AS c;
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, timeofday() IS NOT NULL AS c;
+CREATE TEMP VIEW al_clock AS SELECT clock_timestamp() AS c;
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, c IS NOT NULL FROM al_clock;
+CREATE FUNCTION al_own.ticks() RETURNS bool LANGUAGE plpgsql AS $$ BEGIN RETURN clock_timestamp() IS NOT NULL; END $$;
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, al_own.ticks() AS t;
+CREATE TEMP TABLE al_sink (n bigint);
+CREATE FUNCTION al_own.on_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM clock_timestamp(); RETURN NEW; END $$;
+CREATE TRIGGER al_sink_insert BEFORE INSERT ON al_sink FOR EACH ROW EXECUTE FUNCTION al_own.on_insert();
+INSERT INTO al_sink SELECT ANON_COUNT(*) FROM al_people;
+-- in statements of their own they run as usual
+SELECT al_own.ticks() AS ticks, clock_timestamp() IS NOT NULL AS clock;
+DROP TABLE al_sink;
+DROP VIEW al_clock;
+DROP FUNCTION al_own.ticks(), al_own.on_insert();
 -- constant arrays and one-dimensional arrays stay allowed
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
 WHERE diagnosis LIKE ANY (ARRAY['diag%', 'x%']) AND ARRAY[uid, salary] IS NOT NULL

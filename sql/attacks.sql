@@ -134,12 +134,16 @@ SELECT count(*) AS copied FROM att_report;
 WITH w AS (DELETE FROM att_report RETURNING 1) SELECT ANON_COUNT(*) FROM att_users;
 -- attack_unread_with_query (a WITH query the anonymization query does not read)
 SELECT (WITH unread AS (SELECT uid, ssn FROM att_users) SELECT ANON_COUNT(*) FROM att_users) > 0 AS released;
--- attack_trigger_on_own_table (a trigger that prints what is inserted sees released rows only)
+-- attack_trigger_on_own_table (a trigger that prints what is inserted would
+-- see released rows only, but as code of the analyst's own it could read a
+-- clock while the anonymization query runs: refused, red team round 7)
 CREATE TEMP TABLE att_mine (x text);
 CREATE FUNCTION pg_temp.att_print() RETURNS trigger LANGUAGE plpgsql
     AS $$ BEGIN RAISE NOTICE 'row %', NEW.x; RETURN NEW; END $$;
 CREATE TRIGGER att_print BEFORE INSERT ON att_mine FOR EACH ROW EXECUTE FUNCTION pg_temp.att_print();
 INSERT INTO att_mine SELECT ssn FROM att_users WHERE uid = 42;
+INSERT INTO att_mine SELECT 'released' FROM (SELECT ANON_COUNT(*) AS n FROM att_users) r WHERE n > 0;
+DROP TRIGGER att_print ON att_mine;
 INSERT INTO att_mine SELECT 'released' FROM (SELECT ANON_COUNT(*) AS n FROM att_users) r WHERE n > 0;
 SELECT x FROM att_mine;
 -- attack_check_on_own_table (a CHECK that fails on a raw value never sees one)

@@ -94,12 +94,24 @@ value_names_no_zone(const char *text)
 
 /*
  * an array's or a range's text: every run of letters a word of dates or of
- * their structure, and not joined to what may continue a zone's name
+ * their structure, and not joined to what may continue a zone's name.  Read
+ * as the elements' input functions will see it: without the quotes and
+ * backslashes that array and range input remove (red team round 7 wrote
+ * GMT\+7 and GMT"+7" for the POSIX zone GMT+7).
  */
 static bool
 structure_names_no_zone(const char *text)
 {
-	const char *p = text;
+	char	   *unquoted = palloc(strlen(text) + 1);
+	char	   *out = unquoted;
+	const char *p;
+	bool		result = true;
+
+	for (p = text; *p; p++)
+		if (*p != '"' && *p != '\\')
+			*out++ = *p;
+	*out = '\0';
+	p = unquoted;
 
 	while (*p)
 	{
@@ -115,15 +127,18 @@ structure_names_no_zone(const char *text)
 		if (!is_date_word(start, p - start) &&
 			!(p - start == 4 && pg_strncasecmp(start, "null", 4) == 0) &&
 			!(p - start == 5 && pg_strncasecmp(start, "empty", 5) == 0))
-			return false;
+			result = false;
 		/* "t" before a time (ISO 8601) and "j" before a day number are PostgreSQL's own */
-		if ((*p == '/' || *p == '_' || *p == '+' || *p == '-' || *p == ':' || *p == '.' ||
-			 isdigit((unsigned char) *p)) &&
-			!(p - start == 1 && (pg_strncasecmp(start, "t", 1) == 0 || pg_strncasecmp(start, "j", 1) == 0) &&
-			  isdigit((unsigned char) *p)))
-			return false;
+		else if ((*p == '/' || *p == '_' || *p == '+' || *p == '-' || *p == ':' || *p == '.' ||
+				  isdigit((unsigned char) *p)) &&
+				 !(p - start == 1 && (pg_strncasecmp(start, "t", 1) == 0 || pg_strncasecmp(start, "j", 1) == 0) &&
+				   isdigit((unsigned char) *p)))
+			result = false;
+		if (!result)
+			break;
 	}
-	return true;
+	pfree(unquoted);
+	return result;
 }
 
 bool

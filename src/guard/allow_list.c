@@ -19,8 +19,11 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
+#include "parser/scansup.h"
+#include "pgtime.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -414,6 +417,41 @@ refuse_back_reference(Oid funcid, int position, Node *argument)
 	}
 }
 
+/*
+ * A time zone argument is loaded now, while the statement is analysed: the
+ * server keeps every zone it loaded for the rest of the session, and one
+ * loaded when the call first runs would be loaded only if a row reached the
+ * call, which a private value can decide (red team round 7: CASE WHEN uid =
+ * 42 AND salary & 4 <> 0 THEN make_timestamptz(..., 'Asia/Tokyo') END, and
+ * a later statement timing the zone).  So it must be a literal, whose value
+ * is known now.
+ */
+static void
+load_zone_now(Oid funcid, int position, Node *argument)
+{
+	Node	   *folded = eval_const_expressions(NULL, copyObject(argument));
+
+	if (!IsA(folded, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("argument %d of %s must be a literal in an anonymization query of an anonymized role",
+						position, format_procedure(funcid)),
+				 errdetail("anon_dp loads the time zone before the query runs, so that whether it is loaded does not depend on the rows; the value of a parameter is not known then."),
+				 errhint("Write the time zone as a literal.")));
+	if (!((Const *) folded)->constisnull &&
+		(((Const *) folded)->consttype == TEXTOID || ((Const *) folded)->consttype == VARCHAROID))
+	{
+		char	   *zone = TextDatumGetCString(((Const *) folded)->constvalue);
+		int			offset;
+		pg_tz	   *abbreviated;
+
+		/* as the functions read it: an abbreviation (one whose offset a zone gives loads that zone), else a zone's name */
+		if (DecodeTimezoneAbbrev(0, downcase_truncate_identifier(zone, strlen(zone), false),
+								 &offset, &abbreviated) == UNKNOWN_FIELD)
+			(void) pg_tzset(zone);
+	}
+}
+
 static void
 check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 {
@@ -443,6 +481,8 @@ check_constant_arguments(const allowed_builtin *entry, Oid funcid, List *args)
 					refuse_size(funcid, position);
 				if (entry->constants[i].reason == ALLOW_CONSTANT_PATTERN)
 					refuse_back_reference(funcid, position, argument);
+				if (entry->constants[i].reason == ALLOW_CONSTANT_ZONE)
+					load_zone_now(funcid, position, argument);
 				continue;
 			}
 			ereport(ERROR,

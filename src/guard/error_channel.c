@@ -20,6 +20,7 @@
 
 #include "guard/error_channel.h"
 #include "guard/failures.h"
+#include "guard/session_caches.h"
 #include "guard/marks.h"
 #include "guard/roles.h"
 #include "settings.h"
@@ -81,6 +82,7 @@ raise_generic_error(MemoryContext context, Oid role)
 
 	MemoryContextSwitchTo(context);
 	sqlerrcode = geterrcode();
+	session_caches_reset();
 	/* a cancel counts too: a statement_timeout can end a branch one value made slow */
 	failures_end(role, true);
 	if (sqlerrcode == ERRCODE_QUERY_CANCELED && step_timed_out)
@@ -135,7 +137,10 @@ error_channel_run(void (*step) (void *arg), void *arg)
 	if (timed)
 		disarm_step_timeout();
 	failures_end(role, false);
+	/* nothing the rows put in the session's caches outlasts the step */
+	session_caches_reset();
 }
+
 
 void
 error_channel_refuse_serializable(void)

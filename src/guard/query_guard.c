@@ -7,6 +7,7 @@
 
 #include "access/parallel.h"
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_class.h"
@@ -15,7 +16,9 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/rel.h"
 #include "utils/acl.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
@@ -32,6 +35,7 @@
 #include "guard/privileges.h"
 #include "guard/roles.h"
 #include "guard/safe_evaluation.h"
+#include "guard/session_caches.h"
 
 typedef struct guard_context
 {
@@ -398,6 +402,78 @@ plan_guard_walker(Node *node, void *context)
 	return expression_tree_walker(node, plan_guard_walker, context);
 }
 
+/*
+ * What an anonymization statement calls besides its anonymization queries
+ * (views expanded): no clock that moves during the statement, no function of
+ * the analyst's own (which could read one).  Timed from inside, the
+ * statement could read what one user's rows left in the session's caches
+ * before the step's end resets them (session_caches.c).
+ */
+typedef struct timing_code
+{
+	bool		clock;
+	Oid			analysts;
+} timing_code;
+
+static void
+note_timing_code(Oid funcid, void *context)
+{
+	timing_code *found = (timing_code *) context;
+
+	if (funcid == F_CLOCK_TIMESTAMP || funcid == F_TIMEOFDAY)
+		found->clock = true;
+	else if (!OidIsValid(found->analysts) && session_code_is_analysts(funcid))
+		found->analysts = funcid;
+}
+
+static bool
+timing_code_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, timing_code_walker, context, 0);
+	for_each_called_function(node, note_timing_code, context);
+	return expression_tree_walker(node, timing_code_walker, context);
+}
+
+/* the triggers of the table an INSERT writes the released rows into */
+static void
+note_trigger_code(Query *query, timing_code *found)
+{
+	Relation	relation;
+	int			i;
+
+	if (query->commandType != CMD_INSERT || query->resultRelation == 0)
+		return;
+	relation = table_open(rt_fetch(query->resultRelation, query->rtable)->relid, AccessShareLock);
+	for (i = 0; relation->trigdesc != NULL && i < relation->trigdesc->numtriggers; i++)
+		note_timing_code(relation->trigdesc->triggers[i].tgfoid, found);
+	table_close(relation, AccessShareLock);
+}
+
+static void
+refuse_timing_code(Query *query)
+{
+	timing_code found = {false, InvalidOid};
+
+	timing_code_walker((Node *) query, &found);
+	note_trigger_code(query, &found);
+	if (found.clock)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a statement with an anonymization query of an anonymized role cannot call clock_timestamp() or timeofday()"),
+				 errdetail("Timing the statement from inside could read what one user's rows left in the session's caches."),
+				 errhint("Read the clock in a statement of its own.")));
+	if (OidIsValid(found.analysts))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("a statement with an anonymization query of an anonymized role cannot call function %s() of the analyst's own",
+						get_func_name(found.analysts)),
+				 errdetail("It could read a clock between the rows that filled a cache of the session and the end of the query."),
+				 errhint("Call it in a statement of its own, or ask a superuser to vouch for it (SECURITY LABEL FOR anon_dp ON FUNCTION ... IS 'trusted').")));
+}
+
 void
 guard_planned_statement(Query *query)
 {
@@ -411,6 +487,9 @@ guard_planned_statement(Query *query)
 	 * this library's version (doc/versioning.md).
 	 */
 	if (lend_private_inputs(query))
+	{
 		anon_dp_check_extension_version();
+		refuse_timing_code(query);
+	}
 	make_private_calls_safe(query);
 }
