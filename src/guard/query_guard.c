@@ -477,19 +477,26 @@ refuse_timing_code(Query *query)
 void
 guard_planned_statement(Query *query)
 {
+	bool		anonymization;
+
 	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
 	plan_guard_walker((Node *) query, NULL);
+
 	/*
 	 * What reads lent inputs is an anonymization query, possibly one a view
 	 * holds as the library of its CREATE VIEW rewrote it: its releases are
 	 * charged as this library recognises them, so only with the objects of
 	 * this library's version (doc/versioning.md).
 	 */
-	if (lend_private_inputs(query))
+	anonymization = lend_private_inputs(query);
+	if (anonymization)
 	{
 		anon_dp_check_extension_version();
 		refuse_timing_code(query);
 	}
 	make_private_calls_safe(query);
+	/* what its calls would set up in the session when a row reaches them */
+	if (anonymization)
+		session_caches_warm(query);
 }

@@ -17,6 +17,13 @@
  * loaded before the query runs instead (allow_list.c): their cache keeps
  * every zone.
  *
+ * Caches that keep what they are given (a type's comparison and hashing
+ * support in the type cache, a collation's locale object, the locale's month
+ * names and number formats) are filled before the statement runs instead,
+ * for every type and collation of its expressions (session_caches_warm, at
+ * planning: red team round 8 read a salary from which ICU collations, and
+ * which types' array comparison, one query's rows had set up).
+ *
  * Inside a step nothing may time a cache between the rows that filled it
  * and the reset: a statement with an anonymization query may not call
  * clock_timestamp() or timeofday() (the clocks that move during a
@@ -30,13 +37,18 @@
 #include "access/transam.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 #include "guard/labels.h"
 #include "guard/session_caches.h"
@@ -61,6 +73,103 @@ session_caches_reset(void)
 		(void) DirectFunctionCall2(timestamp_to_char, TimestampGetDatum(0), PointerGetDatum(format));
 		(void) DirectFunctionCall2(int4_to_char, Int32GetDatum(0), PointerGetDatum(format));
 	}
+}
+
+/* ---- warmed before the statement runs ---- */
+
+/* a type's comparison, ordering and hashing support, and its elements' or bounds' */
+static void
+warm_type(Oid type, int depth)
+{
+	TypeCacheEntry *entry;
+
+	if (!OidIsValid(type) || depth > 4)
+		return;
+	entry = lookup_type_cache(type, TYPECACHE_EQ_OPR_FINFO | TYPECACHE_CMP_PROC_FINFO |
+							  TYPECACHE_HASH_PROC_FINFO | TYPECACHE_HASH_EXTENDED_PROC_FINFO |
+							  TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	if (OidIsValid(get_element_type(type)))
+		warm_type(get_element_type(type), depth + 1);
+	if (entry->typtype == TYPTYPE_RANGE)
+	{
+		(void) lookup_type_cache(type, TYPECACHE_RANGE_INFO);
+		warm_type(get_range_subtype(type), depth + 1);
+	}
+}
+
+static void
+warm_collation(Oid collation)
+{
+	if (!OidIsValid(collation))
+		return;
+	(void) lc_collate_is_c(collation);
+	(void) lc_ctype_is_c(collation);
+	if (collation != DEFAULT_COLLATION_OID && !lc_collate_is_c(collation))
+		(void) pg_newlocale_from_collation(collation);
+}
+
+/* a node with a type and collations (what exprType and exprCollation know) */
+static bool
+is_value_node(Node *node)
+{
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_Aggref:
+		case T_WindowFunc:
+		case T_SubscriptingRef:
+		case T_FuncExpr:
+		case T_NamedArgExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_BoolExpr:
+		case T_SubLink:
+		case T_FieldSelect:
+		case T_RelabelType:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_CollateExpr:
+		case T_CaseExpr:
+		case T_CaseTestExpr:
+		case T_ArrayExpr:
+		case T_RowCompareExpr:
+		case T_CoalesceExpr:
+		case T_MinMaxExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool
+warm_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, warm_walker, context, 0);
+	if (is_value_node(node))
+	{
+		warm_type(exprType(node), 0);
+		warm_collation(exprCollation(node));
+		warm_collation(exprInputCollation(node));
+	}
+	return expression_tree_walker(node, warm_walker, context);
+}
+
+void
+session_caches_warm(Query *query)
+{
+	warm_walker((Node *) query, NULL);
+	/* month and day names (to_char's TM), the locale's number formats */
+	cache_locale_time();
+	(void) PGLC_localeconv();
 }
 
 /*
