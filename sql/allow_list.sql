@@ -263,6 +263,14 @@ WHERE COALESCE(CASE WHEN uid = 42 THEN timezone('Asia/Tokyo', seen) END, 'infini
 -- of each step of the query (session_caches.c)
 SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, clock_timestamp() IS NOT NULL AS c;
 SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, timeofday() IS NOT NULL AS c;
+-- ... nor anything else that moves while it runs: another session's activity
+-- read afresh, advisory locks, a sequence (red team round 9 timed a
+-- statement by another session's query_start after pg_stat_clear_snapshot())
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, pg_stat_clear_snapshot() IS NULL AS s;
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, pg_try_advisory_lock(7) AS l;
+CREATE TEMP SEQUENCE al_ticker;
+SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, last_value FROM al_ticker;
+DROP SEQUENCE al_ticker;
 CREATE TEMP VIEW al_clock AS SELECT clock_timestamp() AS c;
 SELECT (SELECT ANON_COUNT(*) > 0 FROM al_people) AS a, c IS NOT NULL FROM al_clock;
 CREATE FUNCTION al_own.ticks() RETURNS bool LANGUAGE plpgsql AS $$ BEGIN RETURN clock_timestamp() IS NOT NULL; END $$;

@@ -411,8 +411,9 @@ plan_guard_walker(Node *node, void *context)
  */
 typedef struct timing_code
 {
-	bool		clock;
-	Oid			analysts;
+	Oid			moving;			/* a built-in that reads what moves */
+	Oid			unvetted;		/* code anon_dp has not vetted */
+	bool		sequence;		/* a sequence read as a relation */
 } timing_code;
 
 static void
@@ -420,10 +421,10 @@ note_timing_code(Oid funcid, void *context)
 {
 	timing_code *found = (timing_code *) context;
 
-	if (funcid == F_CLOCK_TIMESTAMP || funcid == F_TIMEOFDAY)
-		found->clock = true;
-	else if (!OidIsValid(found->analysts) && session_code_is_analysts(funcid))
-		found->analysts = funcid;
+	if (!OidIsValid(found->moving) && session_code_reads_moving_state(funcid))
+		found->moving = funcid;
+	else if (!OidIsValid(found->unvetted) && session_code_unvetted(funcid))
+		found->unvetted = funcid;
 }
 
 static bool
@@ -432,7 +433,15 @@ timing_code_walker(Node *node, void *context)
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+			if (((RangeTblEntry *) lfirst(lc))->rtekind == RTE_RELATION &&
+				((RangeTblEntry *) lfirst(lc))->relkind == RELKIND_SEQUENCE)
+				((timing_code *) context)->sequence = true;
 		return query_tree_walker((Query *) node, timing_code_walker, context, 0);
+	}
 	for_each_called_function(node, note_timing_code, context);
 	return expression_tree_walker(node, timing_code_walker, context);
 }
@@ -455,22 +464,23 @@ note_trigger_code(Query *query, timing_code *found)
 static void
 refuse_timing_code(Query *query)
 {
-	timing_code found = {false, InvalidOid};
+	timing_code found = {InvalidOid, InvalidOid, false};
 
 	timing_code_walker((Node *) query, &found);
 	note_trigger_code(query, &found);
-	if (found.clock)
+	if (OidIsValid(found.moving) || found.sequence)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("a statement with an anonymization query of an anonymized role cannot call clock_timestamp() or timeofday()"),
-				 errdetail("Timing the statement from inside could read what one user's rows left in the session's caches."),
-				 errhint("Read the clock in a statement of its own.")));
-	if (OidIsValid(found.analysts))
+				 errmsg("a statement with an anonymization query of an anonymized role cannot use %s",
+						found.sequence ? "a sequence" : psprintf("%s()", get_func_name(found.moving))),
+				 errdetail("It changes while the statement runs, so it would time the statement from inside, which could read what one user's rows left in the session's caches."),
+				 errhint("Run it in a statement of its own.")));
+	if (OidIsValid(found.unvetted))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("a statement with an anonymization query of an anonymized role cannot call function %s() of the analyst's own",
-						get_func_name(found.analysts)),
-				 errdetail("It could read a clock between the rows that filled a cache of the session and the end of the query."),
+				 errmsg("a statement with an anonymization query of an anonymized role cannot call function %s()",
+						get_func_name(found.unvetted)),
+				 errdetail("Beside an anonymization query run only built-in functions, anon_dp's and functions a superuser vouched for: other code could time the statement from inside."),
 				 errhint("Call it in a statement of its own, or ask a superuser to vouch for it (SECURITY LABEL FOR anon_dp ON FUNCTION ... IS 'trusted').")));
 }
 

@@ -25,11 +25,13 @@
  * which types' array comparison, one query's rows had set up).
  *
  * Inside a step nothing may time a cache between the rows that filled it
- * and the reset: a statement with an anonymization query may not call
- * clock_timestamp() or timeofday() (the clocks that move during a
- * statement), nor a function of the analyst's own, which could call them,
- * also as a trigger of the table it inserts into (query_guard.c, on the
- * statement as planned: views and rules expanded).
+ * and the reset: a statement with an anonymization query may not read what
+ * moves while it runs (clock_timestamp(), timeofday(); another session's
+ * activity read afresh after pg_stat_clear_snapshot(), its advisory locks,
+ * a sequence it advances: red team round 9 timed a statement from inside by
+ * another session's query_start), nor call code anon_dp has not vetted,
+ * which could, also as a trigger of the table it inserts into (query_guard.c,
+ * on the statement as planned: views and rules expanded).
  */
 #include "postgres.h"
 
@@ -39,7 +41,6 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
@@ -50,6 +51,7 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
+#include "catalog.h"
 #include "guard/labels.h"
 #include "guard/session_caches.h"
 
@@ -173,21 +175,38 @@ session_caches_warm(Query *query)
 }
 
 /*
- * A function of the analyst's own: not built in, not owned by a superuser
- * (an extension's, an administrator's), not vouched for by one.
+ * Code anon_dp has not vetted: not built in, not anon_dp's own, not vouched
+ * for by a superuser (the analyst's functions; another extension's, which
+ * may reach a clock, another session or another server).
  */
 bool
-session_code_is_analysts(Oid funcid)
+session_code_unvetted(Oid funcid)
 {
-	HeapTuple	tuple;
-	Oid			owner;
+	return funcid >= FirstNormalObjectId && !anon_dp_is_extension_function(funcid) &&
+		!anon_dp_function_is_trusted(funcid);
+}
 
-	if (funcid < FirstNormalObjectId)
+/*
+ * Built-ins that read what moves during a statement: the clocks, the
+ * activity of other sessions read afresh, their locks and sequences.
+ */
+bool
+session_code_reads_moving_state(Oid funcid)
+{
+	static const char *const names[] = {
+		"clock_timestamp", "timeofday", "pg_stat_clear_snapshot", "nextval", "currval",
+		"lastval", "setval", "pg_sequence_last_value", "pg_lock_status", "pg_blocking_pids",
+		"pg_safe_snapshot_blocking_pids", "pg_isolation_test_session_is_blocked",
+	};
+	char	   *name;
+	int			i;
+
+	if (funcid >= FirstNormalObjectId || (name = get_func_name(funcid)) == NULL)
 		return false;
-	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	owner = ((Form_pg_proc) GETSTRUCT(tuple))->proowner;
-	ReleaseSysCache(tuple);
-	return !superuser_arg(owner) && !anon_dp_function_is_trusted(funcid);
+	if (strncmp(name, "pg_advisory_", 12) == 0 || strncmp(name, "pg_try_advisory_", 16) == 0)
+		return true;
+	for (i = 0; i < (int) lengthof(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
 }

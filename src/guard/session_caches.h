@@ -13,8 +13,11 @@ extern void session_caches_reset(void);
 /* what the statement's calls would set up on first use, set up now */
 extern void session_caches_warm(Query *query);
 
-/* a function of the analyst's own (not built in, owned by a superuser or vouched for) */
-extern bool session_code_is_analysts(Oid funcid);
+/* code anon_dp has not vetted (not built in, not anon_dp's, not vouched for) */
+extern bool session_code_unvetted(Oid funcid);
+
+/* a built-in that reads what moves during a statement (clocks, other sessions) */
+extern bool session_code_reads_moving_state(Oid funcid);
 
 
 #endif							/* ANON_DP_SESSION_CACHES_H */
