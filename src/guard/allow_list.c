@@ -111,6 +111,12 @@ rule_of(NodeTag tag)
 	}
 }
 
+bool
+allow_list_is_typed_expression(Node *node)
+{
+	return rule_of(nodeTag(node)) == NODE_EXPRESSION;
+}
+
 static void
 refuse_node(Node *node)
 {

@@ -31,4 +31,7 @@ extern bool allow_list_type_allowed(Oid type);
 /* ERROR unless the sort, group and window operators of the level are allowed. */
 extern void allow_list_check_query(Query *query);
 
+/* an expression node of the list: it has a type and collations (exprType, exprCollation) */
+extern bool allow_list_is_typed_expression(Node *node);
+
 #endif							/* ANON_DP_ALLOW_LIST_H */

@@ -52,6 +52,7 @@
 #include "utils/typcache.h"
 
 #include "catalog.h"
+#include "guard/allow_list.h"
 #include "guard/labels.h"
 #include "guard/session_caches.h"
 
@@ -110,45 +111,6 @@ warm_collation(Oid collation)
 		(void) pg_newlocale_from_collation(collation);
 }
 
-/* a node with a type and collations (what exprType and exprCollation know) */
-static bool
-is_value_node(Node *node)
-{
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_Param:
-		case T_Aggref:
-		case T_WindowFunc:
-		case T_SubscriptingRef:
-		case T_FuncExpr:
-		case T_NamedArgExpr:
-		case T_OpExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-		case T_ScalarArrayOpExpr:
-		case T_BoolExpr:
-		case T_SubLink:
-		case T_FieldSelect:
-		case T_RelabelType:
-		case T_CoerceViaIO:
-		case T_ArrayCoerceExpr:
-		case T_CollateExpr:
-		case T_CaseExpr:
-		case T_CaseTestExpr:
-		case T_ArrayExpr:
-		case T_RowCompareExpr:
-		case T_CoalesceExpr:
-		case T_MinMaxExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-			return true;
-		default:
-			return false;
-	}
-}
-
 static bool
 warm_walker(Node *node, void *context)
 {
@@ -156,7 +118,7 @@ warm_walker(Node *node, void *context)
 		return false;
 	if (IsA(node, Query))
 		return query_tree_walker((Query *) node, warm_walker, context, 0);
-	if (is_value_node(node))
+	if (allow_list_is_typed_expression(node))
 	{
 		warm_type(exprType(node), 0);
 		warm_collation(exprCollation(node));
