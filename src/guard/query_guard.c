@@ -18,7 +18,6 @@
 #include "rewrite/rewriteHandler.h"
 #include "utils/rel.h"
 #include "utils/acl.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
@@ -404,10 +403,11 @@ plan_guard_walker(Node *node, void *context)
 
 /*
  * What an anonymization statement calls besides its anonymization queries
- * (views expanded): no clock that moves during the statement, no function of
- * the analyst's own (which could read one).  Timed from inside, the
- * statement could read what one user's rows left in the session's caches
- * before the step's end resets them (session_caches.c).
+ * (views expanded, and the triggers of an INSERT's target): nothing that
+ * moves while it runs and no code anon_dp has not vetted (which could read
+ * such a thing).  Timed from inside, the statement could read what one
+ * user's rows left in the session's caches before the step's end resets them
+ * (session_caches.c).
  */
 typedef struct timing_code
 {
@@ -503,6 +503,7 @@ guard_planned_statement(Query *query)
 	if (anonymization)
 	{
 		anon_dp_check_extension_version();
+		/* on the calls as written, before SAFE wrappers stand in for them */
 		refuse_timing_code(query);
 	}
 	make_private_calls_safe(query);

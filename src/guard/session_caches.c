@@ -35,19 +35,15 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_collation.h"
-#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
-#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
