@@ -21,7 +21,7 @@ ANONYMIZER_OBJS = src/anonymizer/anonymizer.o src/anonymizer/anon_kinds.o src/an
 	src/anonymizer/build_public.o src/anonymizer/build_leftover.o src/anonymizer/release_arguments.o src/anonymizer/release_noise.o src/anonymizer/explain.o src/anonymizer/unresolved_calls.o src/anonymizer/contributions.o \
 	src/anonymizer/bounding_plan.o src/anonymizer/view_expansion.o
 # access control of anonymized sessions
-GUARD_OBJS = src/guard/label_syntax.o src/guard/labels.o src/guard/label_cache.o src/guard/label_trees.o src/guard/unit_paths.o src/guard/key_policy.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/session_caches.o src/guard/failures.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/untrusted_code.o src/guard/plan_estimates.o src/guard/marks.o \
+GUARD_OBJS = src/guard/label_syntax.o src/guard/labels.o src/guard/label_cache.o src/guard/label_trees.o src/guard/unit_paths.o src/guard/key_policy.o src/guard/label_policy.o src/guard/tree_policy.o src/guard/roles.o src/guard/allow_list.o src/guard/allowed_builtins.o src/guard/allowed_functions_numeric.o src/guard/allowed_functions_values.o src/guard/safe_evaluation.o src/guard/error_channel.o src/guard/session_caches.o src/guard/buffer_warming.o src/guard/failures.o src/guard/privileges.o src/guard/catalog_masking.o src/guard/statistics_views.o src/guard/discovery.o src/guard/objects.o src/guard/hidden_builtins.o src/guard/untrusted_code.o src/guard/plan_estimates.o src/guard/marks.o \
 	src/guard/query_guard.o src/guard/executor_guard.o src/guard/utility_guard.o
 # runtime of contribution bounding
 BOUND_OBJS = src/bound/bound_spec.o src/bound/bound_blob.o src/bound/bound_layout.o src/bound/bound_partials.o \
@@ -46,7 +46,7 @@ SHLIB_LINK = -lcrypto -lm
 
 # pg_regress: sql/<suite>.sql against expected/<suite>.out, run by
 # `make installcheck` against a running server (tools/test starts one)
-REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping contributions discovery errors explain failed_statements foreign_tables plan_shape \
+REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attacks auto_bounds bounding budget budget_groups budget_upgrade clamping contributions discovery errors explain failed_statements foreign_tables plan_shape buffer_warming \
 	fuzz_found internal_schema intervals label_cache label_trees noise_charged noise_scale null_units ordinary_sessions peer_shapes pipeline public_api public_partitions released_keys resources query_traces \
 	rewriter rewriter_cases rewriter_inputs same_user selection threshold leftover key_units quantile_bounding
 CONTRIB_TESTDB = anon_dp_regression

@@ -58,6 +58,7 @@
 #include "budget/charge.h"
 #include "budget/ledger.h"
 #include "catalog.h"
+#include "guard/buffer_warming.h"
 #include "guard/error_channel.h"
 #include "guard/failures.h"
 #include "guard/guard.h"
@@ -242,6 +243,8 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 	if (guarded)
 		failures_check(anon_dp_budget_role());
+	if (guarded && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+		warm_statement_relations(queryDesc->plannedstmt);
 	if (preloaded)
 		budget_charge_statement(queryDesc, eflags);
 }

@@ -1,0 +1,164 @@
+-- buffer_warming: before an anonymization statement of an anonymized session
+-- reads a row, every relation it names -- heap, visibility map, indexes,
+-- TOAST -- is read into the buffers (src/guard/buffer_warming.c;
+-- doc/access.md §5, "Timing").  Which pages a statement reads can depend on
+-- private values (a subquery in a branch that one user's row reaches, an
+-- index lookup keyed by a private value), and what it leaves in the buffers a
+-- later statement of any session can time (red team round 9: twenty public
+-- tables, one per bit of a salary).  Counted here with the blocks the session
+-- fetched in this transaction (pg_stat_get_xact_blocks_fetched): a block
+-- fetched is in the buffers afterwards.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS anon_dp;
+RESET client_min_messages;
+
+CREATE TABLE bw_people (uid int, salary int);
+INSERT INTO bw_people SELECT u, 1000 * u FROM generate_series(1, 2000) u;
+CREATE INDEX bw_people_salary ON bw_people (salary);
+SECURITY LABEL FOR anon_dp ON COLUMN bw_people.uid IS 'privacy_unit';
+-- a public table of about 60 pages, with an index and a TOAST table
+CREATE TABLE bw_probe (id int PRIMARY KEY, note text);
+INSERT INTO bw_probe SELECT g, repeat('x', 100) FROM generate_series(1, 3000) g;
+INSERT INTO bw_probe SELECT 0, string_agg(md5(g::text), '') FROM generate_series(1, 2000) g;
+SECURITY LABEL FOR anon_dp ON TABLE bw_probe IS 'public';
+VACUUM bw_probe, bw_people;
+CREATE ROLE bw_analyst;
+SECURITY LABEL FOR anon_dp ON ROLE bw_analyst IS 'anonymized';
+GRANT SELECT ON bw_probe TO bw_analyst;
+SELECT anon_dp_set_budget('bw_analyst', 1000, 1);
+SELECT pg_relation_size('bw_probe') / 8192 > 40 AS probe_pages,
+       pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = 'bw_probe'::regclass)) > 0 AS probe_toasted;
+
+-- the blocks of a relation, with its visibility map, and the blocks this
+-- transaction fetched of it
+CREATE FUNCTION bw_blocks(rel regclass) RETURNS bigint LANGUAGE sql AS $$
+  SELECT (pg_relation_size(rel) + pg_relation_size(rel, 'vm')) / 8192 $$;
+CREATE FUNCTION bw_fetched(rel regclass) RETURNS bigint LANGUAGE sql AS $$
+  SELECT pg_stat_get_xact_blocks_fetched(rel) $$;
+CREATE VIEW bw_counts AS
+SELECT bw_fetched('bw_probe') AS heap, bw_fetched('bw_probe_pkey') AS idx,
+       bw_fetched(t.reltoastrelid) AS toast, bw_fetched(i.indexrelid) AS toast_idx,
+       bw_fetched('bw_people') AS people, bw_fetched('bw_people_salary') AS people_idx
+FROM pg_class t JOIN pg_index i ON i.indrelid = t.reltoastrelid
+WHERE t.oid = 'bw_probe'::regclass;
+CREATE VIEW bw_sizes AS
+SELECT bw_blocks('bw_probe') AS heap, bw_blocks('bw_probe_pkey') AS idx,
+       bw_blocks(t.reltoastrelid) AS toast, bw_blocks(i.indexrelid) AS toast_idx,
+       bw_blocks('bw_people') AS people, bw_blocks('bw_people_salary') AS people_idx
+FROM pg_class t JOIN pg_index i ON i.indrelid = t.reltoastrelid
+WHERE t.oid = 'bw_probe'::regclass;
+
+-- (1) a subquery in a branch that no row reaches: the superuser's statement
+-- does not read the probe; the analyst's finds every page of it, its index
+-- and its TOAST table read before its first row, and those of the private
+-- table's index, which the statement does not use
+BEGIN;
+SELECT * FROM bw_counts \gset before_
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_probe) > 0 ELSE true END) s;
+SELECT c.heap - :before_heap AS superuser_heap, c.idx - :before_idx AS superuser_idx,
+       c.toast - :before_toast AS superuser_toast
+FROM bw_counts c;
+SELECT * FROM bw_counts \gset before_
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_probe) > 0 ELSE true END) s;
+RESET SESSION AUTHORIZATION;
+SELECT c.heap - :before_heap >= s.heap AS heap_warmed, c.idx - :before_idx >= s.idx AS index_warmed,
+       c.toast - :before_toast >= s.toast AS toast_warmed,
+       c.toast_idx - :before_toast_idx >= s.toast_idx AS toast_index_warmed,
+       c.people_idx - :before_people_idx >= s.people_idx AS private_index_warmed
+FROM bw_counts c, bw_sizes s;
+COMMIT;
+
+-- (2) an index lookup keyed by a private value (a join whose key only one
+-- user's row sets), nested loops forced by the analyst's settings
+BEGIN;
+SELECT * FROM bw_counts \gset before_
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people b
+  LEFT JOIN bw_probe p ON p.id = CASE WHEN b.salary = -1 THEN b.uid END) s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET SESSION AUTHORIZATION;
+SELECT c.heap - :before_heap >= s.heap AS heap_warmed, c.idx - :before_idx >= s.idx AS index_warmed
+FROM bw_counts c, bw_sizes s;
+COMMIT;
+
+-- (3) a temporary table, in the session's local buffers (labelled public
+-- by the superuser of this session: an anonymized session may not label)
+BEGIN;
+CREATE TEMP TABLE bw_mine (k int PRIMARY KEY, t text);
+INSERT INTO bw_mine SELECT g, repeat('y', 100) FROM generate_series(1, 2000) g;
+SECURITY LABEL FOR anon_dp ON TABLE bw_mine IS 'public';
+GRANT SELECT ON bw_mine TO bw_analyst;
+SELECT bw_fetched('bw_mine') AS mine_before \gset
+SET SESSION AUTHORIZATION bw_analyst;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_mine) > 0 ELSE true END) s;
+RESET SESSION AUTHORIZATION;
+SELECT bw_fetched('bw_mine') - :mine_before >= bw_blocks('bw_mine') AS temporary_warmed;
+ROLLBACK;
+
+-- (4) an analyst's statement without private rows warms nothing
+BEGIN;
+SELECT * FROM bw_counts \gset before_
+SET SESSION AUTHORIZATION bw_analyst;
+SELECT count(*) FROM bw_probe WHERE id = 5;
+RESET SESSION AUTHORIZATION;
+SELECT c.heap - :before_heap < s.heap AS public_read_not_warmed
+FROM bw_counts c, bw_sizes s;
+COMMIT;
+
+-- (5) what the analyst chooses must fit: a public table larger than a
+-- quarter of shared_buffers is refused before anything is read (54000), and
+-- nothing is charged
+-- (rows of 1,800 bytes, four to a page, stored as they are)
+CREATE TABLE bw_big (id int, pad text);
+INSERT INTO bw_big SELECT g, repeat('z', 1800)
+FROM generate_series(1, 4 * ((SELECT setting::int FROM pg_settings WHERE name = 'shared_buffers') / 4 + 64)) g;
+SECURITY LABEL FOR anon_dp ON TABLE bw_big IS 'public';
+GRANT SELECT ON bw_big TO bw_analyst;
+SELECT bw_blocks('bw_big') > (SELECT setting::int FROM pg_settings WHERE name = 'shared_buffers') / 4 AS big_enough;
+SELECT count(*) AS charges_before FROM anon_dp_ledger WHERE role = 'bw_analyst'::regrole \gset
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+\set VERBOSITY sqlstate
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_big) > 0 ELSE true END) s;
+\set VERBOSITY default
+RESET SESSION AUTHORIZATION;
+SELECT count(*) - :charges_before AS charged FROM anon_dp_ledger WHERE role = 'bw_analyst'::regrole;
+SELECT anon_dp_failed_statements('bw_analyst') AS failed;
+DROP TABLE bw_big;
+
+-- (6) temporary tables must fit half of temp_buffers (a new session sets
+-- them before its first temporary table: 100 buffers, 800 kB)
+\c
+SET temp_buffers = 100;
+CREATE TEMP TABLE bw_wide (k int, t text);
+INSERT INTO bw_wide SELECT g, repeat('w', 200) FROM generate_series(1, 3000) g;
+SECURITY LABEL FOR anon_dp ON TABLE bw_wide IS 'public';
+GRANT SELECT ON bw_wide TO bw_analyst;
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_wide) > 0 ELSE true END) s;
+RESET SESSION AUTHORIZATION;
+DROP TABLE bw_wide;
+
+DROP VIEW bw_counts, bw_sizes;
+DROP FUNCTION bw_blocks(regclass), bw_fetched(regclass);
+DROP TABLE bw_people, bw_probe;
+DROP OWNED BY bw_analyst;
+DROP ROLE bw_analyst;
