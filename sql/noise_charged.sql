@@ -245,7 +245,16 @@ WITH k AS (SELECT sqrt(2 / (2 * rho)) AS sigma FROM nc_charge()),
      j AS (SELECT sigma, floor(0.6744897501960817 * sigma) AS j FROM k)
 SELECT nc_rate_check(count(*) FILTER (WHERE abs(c - 100) <= j), count(*),
                      2 * nc_normal_cdf((j + 0.5) / sigma) - 1) AS gaussian_count_noise
-FROM nc_gauss, j GROUP BY j, sigma;
+FROM nc_gauss, j GROUP BY j, sigma
+\gset
+-- (on a failure, what the ledger row and the counts were, to tell which is off)
+SELECT CASE WHEN :'gaussian_count_noise' = 'ok' THEN 'ok'
+            ELSE :'gaussian_count_noise' || format(' (the counts'' sd %s over %s partitions; ledger: %s)',
+                 (SELECT round(stddev(c - 100)::numeric, 3) FROM nc_gauss), (SELECT count(*) FROM nc_gauss),
+                 (SELECT row_to_json(l)::text FROM (SELECT entry, epsilon, delta, releases, accounting, rho,
+                         cost_epsilon, cost_delta, left(statement, 60) AS statement FROM anon_dp_ledger
+                  WHERE role = 'nc_analyst'::regrole AND outcome = 'charged' ORDER BY entry DESC LIMIT 1) l))
+       END AS gaussian_count_noise;
 -- a Gaussian sum over public partitions (nothing selects): sigma = 4 sqrt(C_u / (2 rho))
 SET SESSION AUTHORIZATION nc_analyst;
 CREATE TEMP TABLE nc_gauss_sum AS
