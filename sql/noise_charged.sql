@@ -82,7 +82,7 @@ DECLARE
   s float8 := 0;
 BEGIN
   FOR i IN 0..n LOOP
-    s := s + CASE WHEN i = 0 OR i = n THEN 1 WHEN i % 2 = 1 THEN 4 ELSE 2 END * exp(-(i * h) ^ 2 / 2);
+    s := s + CASE WHEN i = 0 OR i = n THEN 1 WHEN i % 2 = 1 THEN 4 ELSE 2 END * exp(-((i * h) ^ 2) / 2);
   END LOOP;
   RETURN 0.5 + s * h / 3 / sqrt(2 * pi());
 END $$;
