@@ -1,6 +1,6 @@
 #!/bin/bash
 # buffer_warming.sh: what reading every named relation into the buffers
-# before an anonymization query costs (src/guard/buffer_warming.c).
+# around each run of an anonymization query costs (src/guard/buffer_warming.c).
 #
 # Usage: bench/buffer_warming.sh ROUNDS SECONDS
 # Environment: ANON_DP_PG_BIN (bin directory with anon_dp installed),

@@ -1,5 +1,5 @@
 -- buffer_warming: before an anonymization statement of an anonymized session
--- reads a row, every relation it names -- heap, visibility map, indexes,
+-- runs (and again after), every relation it names -- heap, visibility map, indexes,
 -- TOAST -- is read into the buffers (src/guard/buffer_warming.c;
 -- doc/access.md §5, "Timing").  Which pages a statement reads can depend on
 -- private values (a subquery in a branch that one user's row reaches, an

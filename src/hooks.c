@@ -244,7 +244,7 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 	if (guarded)
 		failures_check(anon_dp_budget_role());
 	if (guarded && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
-		warm_statement_relations(queryDesc->plannedstmt);
+		check_statement_relations(queryDesc->plannedstmt);
 	if (preloaded)
 		budget_charge_statement(queryDesc, eflags);
 }
@@ -276,7 +276,27 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 	executor_run_call call = {queryDesc, direction, count, execute_once};
 
 	if (error_channel_guards(queryDesc->plannedstmt))
-		error_channel_run(executor_run_step, &call);
+	{
+		/*
+		 * Which pages the rows chose to read leaves no trace in the buffers:
+		 * all are there before the run (a run of a cursor too, whatever
+		 * happened since the last) and again after it (whatever the run
+		 * itself or another session pushed out meanwhile).
+		 */
+		List	   *forks = warm_statement_relations(queryDesc->plannedstmt);
+
+		PG_TRY();
+		{
+			error_channel_run(executor_run_step, &call);
+		}
+		PG_CATCH();
+		{
+			warm_forks_after_failure(forks);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		(void) warm_statement_relations(queryDesc->plannedstmt);
+	}
 	else
 		executor_run_step(&call);
 }

@@ -9,11 +9,23 @@
 #include "nodes/plannodes.h"
 
 /*
+ * ERROR, before the statement reads anything, when the relations an analyst
+ * chose (all but private ones) would not fit their share of the buffers.
+ */
+extern void check_statement_relations(PlannedStmt *statement);
+
+/*
  * Reads every relation the statement names (heap, visibility map, indexes,
  * TOAST) into shared buffers, or the session's local buffers for temporary
- * tables; raises an ERROR, before any row is read, when the relations an
- * analyst chose (all but private ones) would not fit.
+ * tables, touching each page; called before and after each run of the
+ * executor.  Returns the forks it read, for warm_forks_after_failure.
  */
-extern void warm_statement_relations(PlannedStmt *statement);
+extern List *warm_statement_relations(PlannedStmt *statement);
+
+/*
+ * The same reads once more after a run failed, without the relation cache
+ * (the transaction is failing): forks in shared buffers only.
+ */
+extern void warm_forks_after_failure(List *forks);
 
 #endif
