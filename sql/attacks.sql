@@ -337,6 +337,39 @@ SELECT count(*) > 0 AS searched FROM anon_dp_epsilon_for('SELECT g, ANON_SUM_CI(
 SELECT releases = :releases_before AS not_charged FROM anon_dp_budget;
 RESET SESSION AUTHORIZATION;
 
+-- attack_parallel_worker_statement (red team round 10b): a data owner's view
+-- over an anonymization query, read by a PARALLEL SAFE function of the
+-- analyst's own that force_parallel_mode runs in a parallel worker: the query
+-- ran there neither checked nor charged (500 releases averaged in one
+-- statement; the caps ignored).  Now a worker runs no statement of an
+-- anonymized session's own
+CREATE VIEW att_total AS SELECT ANON_COUNT(*) AS n FROM att_users;
+GRANT SELECT ON att_total TO att_analyst;
+SET SESSION AUTHORIZATION att_analyst;
+SET anon_dp.epsilon = 0.5;
+CREATE FUNCTION pg_temp.att_total_in_worker() RETURNS bigint
+  AS $$ SELECT n FROM att_total $$ LANGUAGE sql VOLATILE PARALLEL SAFE;
+SELECT releases AS releases_before FROM anon_dp_budget \gset
+CREATE FUNCTION pg_temp.att_total_plpgsql() RETURNS bigint LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+  AS $$ BEGIN RETURN (SELECT n FROM att_total); END $$;
+SET force_parallel_mode = on;
+SELECT count(*) FROM (SELECT pg_temp.att_total_in_worker() FROM generate_series(1, 5)) s;
+\set VERBOSITY terse
+SELECT count(*) FROM (SELECT pg_temp.att_total_plpgsql() FROM generate_series(1, 5)) s;
+\set VERBOSITY default
+-- a parallel-safe function whose statements read no private rows still runs there
+CREATE FUNCTION pg_temp.att_plain(g int) RETURNS int LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+  AS $$ BEGIN RETURN g + 1; END $$;
+SELECT sum(pg_temp.att_plain(g)) FROM generate_series(1, 5) g;
+SET force_parallel_mode = off;
+SELECT releases - :releases_before AS charged_in_workers FROM anon_dp_budget;
+-- in the session's own process each call is checked and charged
+SELECT count(*) FROM (SELECT pg_temp.att_total_in_worker() FROM generate_series(1, 2)) s;
+SELECT releases - :releases_before AS charged FROM anon_dp_budget;
+RESET anon_dp.epsilon;
+RESET SESSION AUTHORIZATION;
+DROP VIEW att_total;
+
 -- clean up
 DROP OWNED BY att_analyst;
 DROP SCHEMA att_own;

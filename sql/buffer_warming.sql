@@ -74,6 +74,25 @@ SELECT c.heap - :before_heap >= s.heap AS heap_warmed, c.idx - :before_idx >= s.
 FROM bw_counts c, bw_sizes s;
 COMMIT;
 
+-- (1b) a cursor: its rows run at FETCH, so every FETCH warms, before the run
+-- and again after it (whatever pushed pages out since the DECLARE or during
+-- the run): twice the pages for one FETCH
+BEGIN;
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+DECLARE bw_cursor CURSOR FOR
+  SELECT ANON_COUNT(*) > 0 AS released FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN (SELECT count(*) FROM bw_probe) > 0 ELSE true END;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM bw_counts \gset before_
+SET SESSION AUTHORIZATION bw_analyst;
+FETCH 1 FROM bw_cursor;
+RESET SESSION AUTHORIZATION;
+SELECT c.heap - :before_heap >= 2 * s.heap AS heap_warmed_twice,
+       c.idx - :before_idx >= 2 * s.idx AS index_warmed_twice
+FROM bw_counts c, bw_sizes s;
+COMMIT;
+
 -- (2) an index lookup keyed by a private value (a join whose key only one
 -- user's row sets), nested loops forced by the analyst's settings
 BEGIN;

@@ -43,6 +43,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/objectaccess.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -97,6 +98,9 @@ static Query *explained_query = NULL;
 
 /* CREATE VIEW statements running: the query they analyze is a view's */
 static int	defining_views = 0;
+
+/* in a parallel worker: the part of the leader's plan was started */
+static bool worker_started_its_part = false;
 
 static void
 anon_dp_shmem_request(void)
@@ -235,6 +239,13 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	bool		guarded = preloaded && error_channel_guards(queryDesc->plannedstmt);
 
+	/* a worker runs one part of the leader's plan: any other statement is its own */
+	if (IsParallelWorker())
+	{
+		if (worker_started_its_part)
+			guard_parallel_worker_statement(queryDesc->plannedstmt->rtable);
+		worker_started_its_part = true;
+	}
 	if (guarded)
 		error_channel_refuse_serializable();
 	if (prev_executor_start_hook)
@@ -353,8 +364,11 @@ anon_dp_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Query	   *outer_explained = explained_query;
-	key_labels *keys = guard_utility_statement(pstmt->utilityStmt);
+	key_labels *keys;
 	int			outer_defining = defining_views;
+
+	guard_parallel_worker_utility();
+	keys = guard_utility_statement(pstmt->utilityStmt);
 
 	if (IsA(pstmt->utilityStmt, ExplainStmt))
 		explained_query = (Query *) ((ExplainStmt *) pstmt->utilityStmt)->query;

@@ -6,6 +6,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_class.h"
 #include "utils/acl.h"
 
@@ -83,4 +84,39 @@ guard_executor_permissions(List *range_table, bool ereport_on_violation)
 		}
 	}
 	return true;
+}
+
+static void
+refuse_in_parallel_worker(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("an anonymized session runs no anonymization query and no utility statement inside a parallel worker"),
+			 errdetail("A function called in a parallel worker runs a statement there; anon_dp checks and charges the anonymization queries of anonymized sessions in the session's own process only."),
+			 errhint("Declare the function PARALLEL RESTRICTED, or SET max_parallel_workers_per_gather = 0 and force_parallel_mode = off.")));
+}
+
+void
+guard_parallel_worker_statement(List *range_table)
+{
+	ListCell   *lc;
+
+	if (!IsParallelWorker() || !anon_dp_session_is_anonymized())
+		return;
+	if (range_table_has_marked_relation(range_table))
+		refuse_in_parallel_worker();
+	foreach(lc, range_table)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION && classify_relation(rte->relid) == RELATION_PRIVATE)
+			refuse_in_parallel_worker();
+	}
+}
+
+void
+guard_parallel_worker_utility(void)
+{
+	if (IsParallelWorker() && anon_dp_session_is_anonymized())
+		refuse_in_parallel_worker();
 }

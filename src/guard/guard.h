@@ -31,6 +31,18 @@ extern void guard_planned_statement(Query *query);
 extern bool guard_executor_permissions(List *range_table, bool ereport_on_violation);
 
 /*
+ * Statements of their own inside a parallel worker (a function's body, run
+ * there): in an anonymized session, an ERROR for one that reads a private
+ * relation or holds an anonymization query (a view over one), and for any
+ * utility statement.  A worker runs a part of the leader's plan, which the
+ * leader checked and charged; the other layers of the guard and the charge
+ * leave workers alone for that reason, so such a query would be neither
+ * checked nor charged (red team round 10).
+ */
+extern void guard_parallel_worker_statement(List *range_table);
+extern void guard_parallel_worker_utility(void);
+
+/*
  * Utility statements, before they run; what to check after they ran
  * (guard_utility_finished), or NULL.
  */
