@@ -294,7 +294,7 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		 * happened since the last) and again after it (whatever the run
 		 * itself or another session pushed out meanwhile).
 		 */
-		List	   *forks = warm_statement_relations(queryDesc->plannedstmt);
+		warm_run   *before = warm_statement_relations(queryDesc->plannedstmt);
 
 		PG_TRY();
 		{
@@ -302,11 +302,12 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		}
 		PG_CATCH();
 		{
-			warm_forks_after_failure(forks);
+			warm_again_after_failure(before);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-		(void) warm_statement_relations(queryDesc->plannedstmt);
+		warm_run_end(before);
+		warm_run_end(warm_statement_relations(queryDesc->plannedstmt));
 	}
 	else
 		executor_run_step(&call);

@@ -48,6 +48,7 @@
 #include "storage/smgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "guard/buffer_warming.h"
@@ -228,7 +229,7 @@ check_chosen(List *units, bool local, double limit)
 					local ? "temporary" : "public and catalog", pretty_blocks(total),
 					local ? "half of temp_buffers" : "a quarter of shared_buffers",
 					pretty_blocks(limit)),
-			 errdetail("The largest is \"%s\", %s with its indexes and TOAST table. Before an anonymization query reads a row, anon_dp reads every relation it names into the buffers, so that what the query leaves there does not depend on private values.",
+			 errdetail("The largest is \"%s\", %s with its indexes and TOAST table. Around each run of an anonymization query anon_dp reads every relation it names into the buffers, so that what the query leaves there does not depend on private values.",
 					   relation_name(largest->relid), pretty_blocks(largest->blocks)),
 			 errhint("%s",
 					 local ? "Read fewer or smaller temporary tables in one anonymization query, or set temp_buffers higher before the session's first temporary table." :
@@ -244,14 +245,18 @@ check_statement_relations(PlannedStmt *statement)
 	check_chosen(units, true, num_temp_buffers / 2.0);
 }
 
-List *
+warm_run *
 warm_statement_relations(PlannedStmt *statement)
 {
+	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp buffer warming",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContext caller = MemoryContextSwitchTo(context);
+	warm_run   *run = palloc0(sizeof(warm_run));
 	List	   *units = statement_units(statement);
-	List	   *forks = NIL;
 	double		private_total = 0.0;
 	ListCell   *lc;
 
+	run->context = context;
 	list_sort(units, smaller_first);
 	foreach(lc, units)
 	{
@@ -266,18 +271,25 @@ warm_statement_relations(PlannedStmt *statement)
 		}
 		foreach(f, unit->forks)
 			read_fork((warm_fork *) lfirst(f));
-		forks = list_concat(forks, unit->forks);
+		run->forks = list_concat(run->forks, unit->forks);
 	}
-	return forks;
+	MemoryContextSwitchTo(caller);
+	return run;
 }
 
 void
-warm_forks_after_failure(List *forks)
+warm_run_end(warm_run *run)
+{
+	MemoryContextDelete(run->context);
+}
+
+void
+warm_again_after_failure(warm_run *run)
 {
 	ListCell   *lc;
 
 	HOLD_INTERRUPTS();
-	foreach(lc, forks)
+	foreach(lc, run->forks)
 	{
 		warm_fork  *f = (warm_fork *) lfirst(lc);
 		BlockNumber block;

@@ -6,6 +6,7 @@
 #ifndef ANON_DP_BUFFER_WARMING_H
 #define ANON_DP_BUFFER_WARMING_H
 
+#include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
 
 /*
@@ -14,18 +15,26 @@
  */
 extern void check_statement_relations(PlannedStmt *statement);
 
+/* what one warming read, in a memory context of its own */
+typedef struct warm_run
+{
+	MemoryContext context;
+	List	   *forks;			/* of shared and local buffers */
+} warm_run;
+
 /*
  * Reads every relation the statement names (heap, visibility map, indexes,
  * TOAST) into shared buffers, or the session's local buffers for temporary
  * tables, touching each page; called before and after each run of the
- * executor.  Returns the forks it read, for warm_forks_after_failure.
+ * executor.  warm_run_end frees what it returned.
  */
-extern List *warm_statement_relations(PlannedStmt *statement);
+extern warm_run *warm_statement_relations(PlannedStmt *statement);
+extern void warm_run_end(warm_run *run);
 
 /*
- * The same reads once more after a run failed, without the relation cache
- * (the transaction is failing): forks in shared buffers only.
+ * The reads of a warming once more after a run failed, without the relation
+ * cache (the transaction is failing): forks in shared buffers only.
  */
-extern void warm_forks_after_failure(List *forks);
+extern void warm_again_after_failure(warm_run *run);
 
 #endif
