@@ -82,15 +82,17 @@ SELECT ANON_SUM(x) IS NULL AS empty_null FROM ab_t WHERE false;
 
 -- ---- quantiles without bounds: one value per user (the user's mean) ----
 -- x is uniform on 100..999 over 4000 users: median 549.5, 0.9-quantile 910;
--- the quantile tree runs at epsilon 1/2 over bounds [64, 1024] (or [128,
--- 1024]) with Laplace noise of scale 8 per node;
--- measured over 300 releases: standard deviations 12.8 (median) and 8.4
--- (0.9-quantile), 21 per group of 2000 users; margins at 4.5+ of them (60,
--- 40, 100: a wrong percentile or per-row weighting is hundreds off)
-SELECT pg_typeof(ANON_MEDIAN(x)) AS median_type, abs(ANON_MEDIAN(x) - 549.5) < 60 AS median_ok,
-       abs(ANON_NTILE(x, 0.9) - 910) < 40 AS ntile_ok
+-- with two releases in the statement each quantile tree runs at epsilon
+-- 1/4 over bounds [64, 1024] (or [128, 1024]) with Laplace noise of scale 16
+-- per node; measured over 300 releases: standard deviations 12.8 (median)
+-- and 8.4 (0.9-quantile), 21 per group of 2000 users, with heavier tails
+-- than a normal's (a simulation of 80,000 runs put 2e-4 of the 0.9-quantile's
+-- errors at 40 or more, none at 60); margins at 6+ of them (80, 60, 130: a
+-- wrong percentile or per-row weighting is hundreds off)
+SELECT pg_typeof(ANON_MEDIAN(x)) AS median_type, abs(ANON_MEDIAN(x) - 549.5) < 80 AS median_ok,
+       abs(ANON_NTILE(x, 0.9) - 910) < 60 AS ntile_ok
 FROM ab_t;
-SELECT g, abs(ANON_MEDIAN(x) - 549.5) < 100 AS median_ok FROM ab_t GROUP BY g ORDER BY g;
+SELECT g, abs(ANON_MEDIAN(x) - 549.5) < 130 AS median_ok FROM ab_t GROUP BY g ORDER BY g;
 SELECT ANON_MEDIAN(x) IS NULL AS tiny_median_null FROM ab_t WHERE uid <= 3;
 -- over 200 runs of 2,000 users with values 2^(j / 100), j = 0..999 twice
 -- (200 users per bin [2^k, 2^(k+1))), the released median's rank j / 1000 =
@@ -141,8 +143,9 @@ SELECT dp_sum_auto(x, 3e-12, 1) IS NULL AS sum_accepts FROM ab_t WHERE false;
 -- ---- the value's noise: epsilon / 2 with the chosen bounds ----
 -- 1000 users of value 100 -> bounds [0, 128], sensitivity 128, epsilon
 -- 1/2 of 1 -> Laplace scale 256, standard deviation 362.0.  1000 runs: the
--- sample standard deviation has a relative standard error of about 3.5 %;
--- [0.82, 1.18] x 362 is 5 standard errors.  The whole epsilon (sd 181) or a
+-- sample standard deviation has a relative standard error of about 3.5 %
+-- and a longer upper tail (a Laplace sample's variance is skewed);
+-- [0.82, 1.25] x 362 is 5 standard errors below and 7 above.  The whole epsilon (sd 181) or a
 -- quarter (sd 724) fails.  A run whose histogram lets an empty bin far above
 -- the data pass its threshold (by design, with probability about 5e-6 per
 -- run: one in 200,000 runs measured) gets bounds of that bin and a sum
@@ -156,7 +159,7 @@ FROM generate_series(1, 1000) r, generate_series(1, 1000) u GROUP BY r;
 SELECT count(*) FILTER (WHERE s IS NULL) AS fallbacks,
        count(*) FILTER (WHERE abs(s - 100000) > 20 * 362) <= 2 AS wide_bounds_rare,
        abs(avg(s) FILTER (WHERE abs(s - 100000) <= 20 * 362) - 100000) < 5 * 362 / sqrt(1000) AS unbiased,
-       stddev(s) FILTER (WHERE abs(s - 100000) <= 20 * 362) BETWEEN 0.82 * 362.0 AND 1.18 * 362.0 AS scale_ok
+       stddev(s) FILTER (WHERE abs(s - 100000) <= 20 * 362) BETWEEN 0.82 * 362.0 AND 1.25 * 362.0 AS scale_ok
 FROM ab_runs;
 
 -- ---- end to end over many runs: the bounds cover the bulk ----

@@ -149,8 +149,8 @@ SELECT CASE WHEN abs((SELECT count(*) FROM nc_avg_kept) - 2000 * f) <= 5.33 * sq
 FROM e;
 
 -- ==== ANON_VAR and ANON_STDDEV: count, sum and sum of squares in thirds ====
--- epsilon 24, C_u 2, N 1 and a separate selecting count: epsilon_s = 6, a
--- third each = 2.  Half the users at 1 and half at 3 (centred +-1, squares
+-- epsilon 24, C_u 2, N 2 (ANON_VAR, ANON_STDDEV) and a separate selecting
+-- count: epsilon_s = 24 / (2 * 3) = 4, a third each = 4/3.  Half the users at 1 and half at 3 (centred +-1, squares
 -- centred on c = 2): n (var - 1) is Laplace(c / 2) + Laplace(1 / 2) (the
 -- sum of squares and the count), up to (noise of the sum / n)^2
 SET SESSION AUTHORIZATION nc_analyst;

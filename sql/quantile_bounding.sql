@@ -99,7 +99,7 @@ LANGUAGE sql AS $$
   c AS (SELECT s[1], s[2], count(*) AS n FROM s GROUP BY 1, 2),
   e AS (SELECT 60000.0 / count(*) OVER () AS expected, n FROM c)
   SELECT count(*), sum(n)::bigint,
-         sum((n - expected) ^ 2 / expected) < CASE size WHEN 1 THEN 30 ELSE 60 END
+         sum((n - expected) ^ 2 / expected) < CASE size WHEN 1 THEN 34 ELSE 65 END
   FROM e
 $$;
 SELECT * FROM qb_chi(2);
