@@ -366,6 +366,29 @@ SELECT releases - :releases_before AS charged_in_workers FROM anon_dp_budget;
 -- in the session's own process each call is checked and charged
 SELECT count(*) FROM (SELECT pg_temp.att_total_in_worker() FROM generate_series(1, 2)) s;
 SELECT releases - :releases_before AS charged FROM anon_dp_budget;
+-- the workers of a parallel index build have no part of a leader's plan: an
+-- index expression's function reading the view there was the first statement
+-- a worker started, taken for its part (red team round 11)
+-- (the leader's own calls return at once, so that only the workers' run the query)
+CREATE TABLE att_own.att_indexed AS SELECT g AS x FROM generate_series(1, 200000) g;
+ALTER TABLE att_own.att_indexed SET (parallel_workers = 2);
+SELECT set_config('att.leader', pg_backend_pid()::text, false) IS NOT NULL AS leader_noted;
+CREATE FUNCTION att_own.att_total_of(x int) RETURNS bigint LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+  AS $$ BEGIN
+    IF pg_backend_pid() = current_setting('att.leader')::int THEN RETURN 0; END IF;
+    RETURN (SELECT n FROM att_total);
+  END $$;
+SET maintenance_work_mem = '128MB';
+SET max_parallel_maintenance_workers = 2;
+SELECT releases AS releases_before FROM anon_dp_budget \gset
+\set VERBOSITY terse
+CREATE INDEX ON att_own.att_indexed (att_own.att_total_of(x));
+\set VERBOSITY default
+SELECT releases - :releases_before AS charged_in_index_workers FROM anon_dp_budget;
+RESET maintenance_work_mem;
+RESET max_parallel_maintenance_workers;
+DROP TABLE att_own.att_indexed;
+DROP FUNCTION att_own.att_total_of(int);
 RESET anon_dp.epsilon;
 RESET SESSION AUTHORIZATION;
 DROP VIEW att_total;

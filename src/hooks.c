@@ -99,7 +99,7 @@ static Query *explained_query = NULL;
 /* CREATE VIEW statements running: the query they analyze is a view's */
 static int	defining_views = 0;
 
-/* in a parallel worker: the part of the leader's plan was started */
+/* in a parallel query's worker: the part of the leader's plan was started */
 static bool worker_started_its_part = false;
 
 static void
@@ -239,12 +239,19 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	bool		guarded = preloaded && error_channel_guards(queryDesc->plannedstmt);
 
-	/* a worker runs one part of the leader's plan: any other statement is its own */
+	/*
+	 * A parallel query's worker runs one part of the leader's plan, the first
+	 * statement it starts, sending its rows to the leader's tuple queue; any
+	 * other statement is its own (a function's body, also in the workers of a
+	 * parallel index build, which have no such part: red team round 11).
+	 */
 	if (IsParallelWorker())
 	{
-		if (worker_started_its_part)
+		if (!worker_started_its_part && queryDesc->dest != NULL &&
+			queryDesc->dest->mydest == DestTupleQueue)
+			worker_started_its_part = true;
+		else
 			guard_parallel_worker_statement(queryDesc->plannedstmt->rtable);
-		worker_started_its_part = true;
 	}
 	if (guarded)
 		error_channel_refuse_serializable();
