@@ -137,8 +137,19 @@ SELECT c.heap - :before_heap < s.heap AS public_read_not_warmed
 FROM bw_counts c, bw_sizes s;
 COMMIT;
 
+-- (4b) nor does a catalog read (psql's \d, a BI tool's discovery), though
+-- it reads the catalogs through masked entries: pg_class's index of
+-- relfilenodes, which the read does not use, is not fetched
+BEGIN;
+SELECT bw_fetched('pg_class_tblspc_relfilenode_index') AS catalog_index_before \gset
+SET SESSION AUTHORIZATION bw_analyst;
+SELECT count(*) > 0 AS classes FROM pg_class WHERE relname LIKE 'bw%';
+RESET SESSION AUTHORIZATION;
+SELECT bw_fetched('pg_class_tblspc_relfilenode_index') - :catalog_index_before AS catalog_index_fetched;
+COMMIT;
+
 -- (5) what the analyst chooses must fit: a public table larger than a
--- quarter of shared_buffers is refused before anything is read (54000), and
+-- quarter of shared_buffers is refused before anything is read (53400), and
 -- nothing is charged
 -- (rows of 1,800 bytes, four to a page, stored as they are)
 CREATE TABLE bw_big (id int, pad text);

@@ -60,6 +60,8 @@
 #include "budget/ledger.h"
 #include "catalog.h"
 #include "guard/buffer_warming.h"
+#include "guard/early_subqueries.h"
+#include "guard/marks.h"
 #include "guard/error_channel.h"
 #include "guard/failures.h"
 #include "guard/guard.h"
@@ -261,7 +263,8 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 	if (guarded)
 		failures_check(anon_dp_budget_role());
-	if (guarded && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+	if (guarded && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 &&
+		range_table_reads_marked_table(queryDesc->plannedstmt->rtable))
 		check_statement_relations(queryDesc->plannedstmt);
 	if (preloaded)
 		budget_charge_statement(queryDesc, eflags);
@@ -274,6 +277,7 @@ typedef struct executor_run_call
 	ScanDirection direction;
 	uint64		count;
 	bool		execute_once;
+	warm_run   *warmed;			/* the warming before the run, once done */
 } executor_run_call;
 
 static void
@@ -287,37 +291,57 @@ executor_run_step(void *arg)
 		standard_ExecutorRun(call->queryDesc, call->direction, call->count, call->execute_once);
 }
 
+/*
+ * A run of an anonymization statement: which pages its rows chose to read
+ * leaves no trace in the buffers -- all are there before the run (a run of a
+ * cursor too, whatever happened since the last) and again after it (whatever
+ * the run itself or another session pushed out meanwhile) -- and its
+ * uncorrelated subqueries run before its rows, whatever the rows.  Inside the
+ * error channel: a cancel during the warming after the run is a failed run
+ * too, after which anon_dp_executor_run warms once more.
+ */
+static void
+guarded_run_step(void *arg)
+{
+	executor_run_call *call = (executor_run_call *) arg;
+
+	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt);
+	run_uncorrelated_subqueries(call->queryDesc);
+	executor_run_step(arg);
+	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt));
+	warm_run_end(call->warmed);
+	call->warmed = NULL;
+}
+
 static void
 anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 					 bool execute_once)
 {
-	executor_run_call call = {queryDesc, direction, count, execute_once};
+	executor_run_call call = {queryDesc, direction, count, execute_once, NULL};
 
-	if (error_channel_guards(queryDesc->plannedstmt))
+	if (!error_channel_guards(queryDesc->plannedstmt))
+		executor_run_step(&call);
+	else if (!preloaded || !range_table_reads_marked_table(queryDesc->plannedstmt->rtable))
+		error_channel_run(executor_run_step, &call);	/* a masked catalog read */
+	else
 	{
-		/*
-		 * Which pages the rows chose to read leaves no trace in the buffers:
-		 * all are there before the run (a run of a cursor too, whatever
-		 * happened since the last) and again after it (whatever the run
-		 * itself or another session pushed out meanwhile).
-		 */
-		warm_run   *before = warm_statement_relations(queryDesc->plannedstmt);
+		/* in memory: the step sets what PG_CATCH reads */
+		executor_run_call *guarded = palloc(sizeof(executor_run_call));
 
+		*guarded = call;
 		PG_TRY();
 		{
-			error_channel_run(executor_run_step, &call);
+			error_channel_run(guarded_run_step, guarded);
 		}
 		PG_CATCH();
 		{
-			warm_again_after_failure(before);
+			if (guarded->warmed != NULL)
+				warm_again_after_failure(guarded->warmed);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-		warm_run_end(before);
-		warm_run_end(warm_statement_relations(queryDesc->plannedstmt));
+		pfree(guarded);
 	}
-	else
-		executor_run_step(&call);
 }
 
 static void

@@ -24,35 +24,39 @@
  * private table larger than the buffers).  What stays data-dependent: the
  * time of the run itself, when pages it reads conditionally were pushed out
  * while it ran; a page's usage count (which only decides which page goes
- * first when the buffers fill); and a run that fails (no warming after it;
- * it counts as a failed statement).
+ * first when the buffers fill); and after a run that failed, the pages of
+ * temporary tables (the shared ones are read again without the relation
+ * cache: the transaction is failing).
  *
- * The relations an analyst chooses -- public ones, catalogs, temporary ones
- * -- must fit: together at most a quarter of shared_buffers (temporary ones
- * at most half of temp_buffers), else the statement is refused at executor
+ * The relations whose sizes an analyst may know (relation_statistics_visible:
+ * public ones, catalogs other than the planner's statistics, temporary ones)
+ * must fit: together at most a quarter of shared_buffers (temporary ones at
+ * most half of temp_buffers), else the statement is refused at executor
  * start, before it reads anything; warming more could push its own pages
- * out.  The sizes are the analyst's to know, so the refusal tells nothing
- * private.  Private relations are warmed when they fit a quarter of
- * shared_buffers, the smallest first; larger ones are read whole by a
- * sequential scan anyway, and what an index scan of one leaves is a
- * residual (doc/access.md §5).
+ * out.  So the refusal tells nothing private.  The others (private tables,
+ * the statistics catalogs) are warmed when they fit another quarter, the
+ * smallest first; a larger one is read whole by a sequential scan anyway,
+ * and what an index scan of one leaves is a residual (doc/access.md §5).
  */
 #include "postgres.h"
 
 #include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lwlock.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "guard/buffer_warming.h"
-#include "guard/objects.h"
+#include "guard/catalog_masking.h"
 
 /* one fork of a relation to read: what the relation cache gave for it */
 typedef struct warm_fork
@@ -111,7 +115,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 
 		if (RELKIND_HAS_STORAGE(index->rd_rel->relkind))
 			add_fork(unit, index, MAIN_FORKNUM);
-		index_close(index, AccessShareLock);
+		index_close(index, NoLock);
 	}
 	list_free(indexes);
 	if (with_toast && OidIsValid(rel->rd_rel->reltoastrelid))
@@ -119,7 +123,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
 
 		add_forks(unit, toast, false);
-		table_close(toast, AccessShareLock);
+		table_close(toast, NoLock);
 	}
 }
 
@@ -145,14 +149,15 @@ static void
 read_fork(warm_fork *f)
 {
 	Relation	rel = relation_open(f->relid, AccessShareLock);
+	BlockNumber blocks = Min(f->blocks, RelationGetNumberOfBlocksInFork(rel, f->fork));
 	BlockNumber block;
 
-	for (block = 0; block < f->blocks; block++)
+	for (block = 0; block < blocks; block++)
 	{
 		CHECK_FOR_INTERRUPTS();
 		touch_and_release(ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL));
 	}
-	relation_close(rel, AccessShareLock);
+	relation_close(rel, NoLock);
 }
 
 /* the units of the statement's relations with storage, each relation once */
@@ -178,9 +183,10 @@ statement_units(PlannedStmt *statement)
 		unit = palloc0(sizeof(warm_unit));
 		unit->relid = rte->relid;
 		unit->local = RelationUsesLocalBuffers(rel);
-		unit->chosen = unit->local || classify_relation(rte->relid) != RELATION_PRIVATE;
+		/* what the analyst may know the size of (not private tables, not statistics) */
+		unit->chosen = unit->local || relation_statistics_visible(rte->relid);
 		add_forks(unit, rel, true);
-		relation_close(rel, AccessShareLock);
+		relation_close(rel, NoLock);
 		units = lappend(units, unit);
 	}
 	list_free(seen);
@@ -203,6 +209,15 @@ pretty_blocks(double blocks)
 															  Int64GetDatum((int64) (blocks * BLCKSZ)))));
 }
 
+static char *
+relation_qualified_name(Oid relid)
+{
+	Oid			namespace = get_rel_namespace(relid);
+
+	return quote_qualified_identifier(isAnyTempNamespace(namespace) ? "pg_temp" :
+									  get_namespace_name(namespace), get_rel_name(relid));
+}
+
 /* ERROR unless the chosen relations of one kind of buffers fit their share */
 static void
 check_chosen(List *units, bool local, double limit)
@@ -223,17 +238,21 @@ check_chosen(List *units, bool local, double limit)
 	}
 	if (total <= limit)
 		return;
+	if (local)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("the temporary tables of this anonymization query take %s, more than half of temp_buffers (%s)",
+						pretty_blocks(total), pretty_blocks(limit)),
+				 errdetail("The largest is \"%s\", %s with its indexes and TOAST table. Around each run of an anonymization query anon_dp reads every relation it names into the buffers, so that what the query leaves there does not depend on private values.",
+						   relation_qualified_name(largest->relid), pretty_blocks(largest->blocks)),
+				 errhint("Read fewer or smaller temporary tables in one anonymization query, or set temp_buffers higher before the session's first temporary table.")));
 	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("the %s relations of this anonymization query take %s, more than %s (%s)",
-					local ? "temporary" : "public and catalog", pretty_blocks(total),
-					local ? "half of temp_buffers" : "a quarter of shared_buffers",
-					pretty_blocks(limit)),
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("the public tables and catalogs of this anonymization query take %s, more than a quarter of shared_buffers (%s)",
+					pretty_blocks(total), pretty_blocks(limit)),
 			 errdetail("The largest is \"%s\", %s with its indexes and TOAST table. Around each run of an anonymization query anon_dp reads every relation it names into the buffers, so that what the query leaves there does not depend on private values.",
-					   relation_name(largest->relid), pretty_blocks(largest->blocks)),
-			 errhint("%s",
-					 local ? "Read fewer or smaller temporary tables in one anonymization query, or set temp_buffers higher before the session's first temporary table." :
-					 "Read fewer or smaller public tables in one anonymization query, or ask an administrator to raise shared_buffers.")));
+					   relation_qualified_name(largest->relid), pretty_blocks(largest->blocks)),
+			 errhint("Read fewer or smaller public tables in one anonymization query, or ask an administrator to raise shared_buffers.")));
 }
 
 void
@@ -288,7 +307,15 @@ warm_again_after_failure(warm_run *run)
 {
 	ListCell   *lc;
 
+	/*
+	 * What the transaction's abort releases first: a failed read leaves its
+	 * buffer's I/O in progress, which the next read would otherwise wait on
+	 * (and an LWLock could still be held).
+	 */
 	HOLD_INTERRUPTS();
+	LWLockReleaseAll();
+	AbortBufferIO();
+	UnlockBuffers();
 	foreach(lc, run->forks)
 	{
 		warm_fork  *f = (warm_fork *) lfirst(lc);

@@ -77,6 +77,17 @@ query_reads_marked_table(Query *query)
 	return reads_marked_table_walker((Node *) query, NULL);
 }
 
+bool
+range_table_reads_marked_table(List *range_table)
+{
+	ListCell   *lc;
+
+	foreach(lc, range_table)
+		if (reads_marked_table_walker(lfirst(lc), NULL))
+			return true;
+	return false;
+}
+
 static bool
 mark_walker(Node *node, void *context)
 {

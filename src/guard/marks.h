@@ -22,6 +22,9 @@ extern bool range_table_has_marked_relation(List *range_table);
 /* Whether the query, at any depth, reads a marked table (not a catalog read masked). */
 extern bool query_reads_marked_table(Query *query);
 
+/* The same for a planned statement's range table. */
+extern bool range_table_reads_marked_table(List *range_table);
+
 /* Mark one entry: anon_dp validated (or itself wrote) what reads it. */
 extern void mark_entry(RangeTblEntry *rte);
 
