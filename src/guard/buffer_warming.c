@@ -115,7 +115,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 
 		if (RELKIND_HAS_STORAGE(index->rd_rel->relkind))
 			add_fork(unit, index, MAIN_FORKNUM);
-		index_close(index, NoLock);
+		index_close(index, AccessShareLock);
 	}
 	list_free(indexes);
 	if (with_toast && OidIsValid(rel->rd_rel->reltoastrelid))
@@ -123,7 +123,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
 
 		add_forks(unit, toast, false);
-		table_close(toast, NoLock);
+		table_close(toast, AccessShareLock);
 	}
 }
 
@@ -145,6 +145,12 @@ touch_and_release(Buffer buffer)
 	ReleaseBuffer(buffer);
 }
 
+/*
+ * A fork's blocks, under a lock held while they are read (a vacuum may have
+ * truncated it since it was counted); the lock goes with the reading, so
+ * that the statement holds afterwards only the locks it holds anyway
+ * (specs/analyst_sessions.spec lists them).
+ */
 static void
 read_fork(warm_fork *f)
 {
@@ -157,7 +163,7 @@ read_fork(warm_fork *f)
 		CHECK_FOR_INTERRUPTS();
 		touch_and_release(ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL));
 	}
-	relation_close(rel, NoLock);
+	relation_close(rel, AccessShareLock);
 }
 
 /* the units of the statement's relations with storage, each relation once */
@@ -186,7 +192,7 @@ statement_units(PlannedStmt *statement)
 		/* what the analyst may know the size of (not private tables, not statistics) */
 		unit->chosen = unit->local || relation_statistics_visible(rte->relid);
 		add_forks(unit, rel, true);
-		relation_close(rel, NoLock);
+		relation_close(rel, AccessShareLock);
 		units = lappend(units, unit);
 	}
 	list_free(seen);
@@ -319,11 +325,13 @@ warm_again_after_failure(warm_run *run)
 	foreach(lc, run->forks)
 	{
 		warm_fork  *f = (warm_fork *) lfirst(lc);
+		BlockNumber blocks;
 		BlockNumber block;
 
 		if (f->local)
 			continue;
-		for (block = 0; block < f->blocks; block++)
+		blocks = Min(f->blocks, smgrnblocks(smgropen(f->node, InvalidBackendId), f->fork));
+		for (block = 0; block < blocks; block++)
 			touch_and_release(ReadBufferWithoutRelcache(f->node, f->fork, block,
 														RBM_NORMAL, NULL, f->permanent));
 	}
