@@ -179,9 +179,15 @@ SELECT ANON_COUNT(*) FROM (SELECT uid, percentile_cont(uid / 1000.0) WITHIN GROU
                            FROM al_people GROUP BY uid) p;
 SELECT ANON_COUNT(*) FROM al_people WHERE (SELECT k FROM al_pub WHERE k <= uid % 3) = 1;
 SELECT ANON_COUNT(*) FROM al_people WHERE ARRAY(SELECT ARRAY[k, uid] FROM al_pub WHERE k < 3) IS NULL;
--- ... a subquery that returns one row whatever the data stays allowed
+-- ... a subquery that returns one row whatever the data stays allowed when
+-- it does not depend on the row: it runs once, before the rows
+-- (early_subqueries.c); one that depends on the row would run per row and
+-- read its table only when a row reaches it, so it may not read a table
+-- (red team round 12)
 SELECT ANON_COUNT(*) > 900 AS released FROM al_people
-WHERE (SELECT max(k) FROM al_pub WHERE k <= uid) > 0 AND (SELECT v FROM al_pub WHERE k = 1) = 'v1'
+WHERE (SELECT v FROM al_pub WHERE k = 1) = 'v1' AND (SELECT max(k) FROM al_pub) > 0;
+SELECT ANON_COUNT(*) > 900 AS released FROM al_people
+WHERE (SELECT max(k) FROM al_pub WHERE k <= uid) > 0
   AND (SELECT k FROM al_pub WHERE k >= uid % 50 LIMIT 1) IS NOT NULL;
 -- ... and NULL for the row where a listed call raises them (SAFE: features
 -- not supported for a value, syntax of a value parsed as code)

@@ -357,6 +357,23 @@ SELECT count(*) FROM (SELECT pg_temp.att_total_in_worker() FROM generate_series(
 \set VERBOSITY terse
 SELECT count(*) FROM (SELECT pg_temp.att_total_plpgsql() FROM generate_series(1, 5)) s;
 \set VERBOSITY default
+-- a worker checks the statements of its own like the leader does (red team
+-- round 12 read xmax of public rows, closed class 11, through one)
+RESET SESSION AUTHORIZATION;
+CREATE TABLE att_codes (code int);
+INSERT INTO att_codes VALUES (1), (2);
+SECURITY LABEL FOR anon_dp ON TABLE att_codes IS 'public';
+GRANT SELECT ON att_codes TO att_analyst;
+SET SESSION AUTHORIZATION att_analyst;
+CREATE FUNCTION pg_temp.att_xmax_in_worker() RETURNS bigint LANGUAGE plpgsql STABLE PARALLEL SAFE
+  AS $$ BEGIN RETURN (SELECT count(*) FROM att_codes WHERE xmax <> '0'); END $$;
+SET force_parallel_mode = on;
+\set VERBOSITY terse
+SELECT pg_temp.att_xmax_in_worker() FROM generate_series(1, 2);
+SET force_parallel_mode = off;
+SELECT pg_temp.att_xmax_in_worker();
+\set VERBOSITY default
+SET force_parallel_mode = on;
 -- a parallel-safe function whose statements read no private rows still runs there
 CREATE FUNCTION pg_temp.att_plain(g int) RETURNS int LANGUAGE plpgsql VOLATILE PARALLEL SAFE
   AS $$ BEGIN RETURN g + 1; END $$;
@@ -396,6 +413,6 @@ DROP VIEW att_total;
 -- clean up
 DROP OWNED BY att_analyst;
 DROP SCHEMA att_own;
-DROP TABLE att_users, att_report, att_open CASCADE;
+DROP TABLE att_users, att_report, att_open, att_codes CASCADE;
 DROP FUNCTION att_notice(text);
 DROP ROLE att_analyst, att_readers, att_group, att_later;

@@ -78,6 +78,23 @@ SELECT c.heap - :before_heap >= s.heap AS heap_warmed, c.idx - :before_idx >= s.
 FROM bw_counts c, bw_sizes s;
 COMMIT;
 
+-- (1c) subqueries that run per row read their table only when a row reaches
+-- them and cannot run first: refused when they read a table (red team round
+-- 12: an IN subquery the planner keeps hashed under CASE, a correlated EXISTS)
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE CASE WHEN salary = -1 THEN uid IN (SELECT id FROM bw_probe) ELSE true END) s;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people
+  WHERE salary > 0 OR EXISTS (SELECT 1 FROM bw_probe WHERE id = uid)) s;
+-- the same lookup as a join runs
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people b LEFT JOIN bw_probe p ON p.id = b.uid
+  WHERE b.salary > 0 OR p.id IS NOT NULL) s;
+RESET SESSION AUTHORIZATION;
+
 -- (1b) a cursor: its rows run at FETCH, so every FETCH warms, before the run
 -- and again after it (whatever pushed pages out since the DECLARE or during
 -- the run): twice the pages for one FETCH

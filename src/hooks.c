@@ -127,6 +127,9 @@ anon_dp_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate
 {
 	if (prev_post_parse_analyze_hook)
 		prev_post_parse_analyze_hook(pstate, query, jstate);
+	/* a new session's first reads would time where pages lie in the pool */
+	if (preloaded && !IsParallelWorker() && anon_dp_session_is_anonymized())
+		map_shared_buffers_once();
 	if (query == explained_query)
 		return;
 	if (OidIsValid(anon_dp_extension()))
@@ -265,7 +268,10 @@ anon_dp_executor_start(QueryDesc *queryDesc, int eflags)
 		failures_check(anon_dp_budget_role());
 	if (guarded && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 &&
 		range_table_reads_marked_table(queryDesc->plannedstmt->rtable))
+	{
+		refuse_per_row_subqueries(queryDesc->plannedstmt);
 		check_statement_relations(queryDesc->plannedstmt);
+	}
 	if (preloaded)
 		budget_charge_statement(queryDesc, eflags);
 }

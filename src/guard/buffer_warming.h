@@ -37,4 +37,7 @@ extern void warm_run_end(warm_run *run);
  */
 extern void warm_again_after_failure(warm_run *run);
 
+/* Once per session: every page of the shared buffer pool mapped into it. */
+extern void map_shared_buffers_once(void);
+
 #endif

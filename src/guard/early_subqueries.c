@@ -20,6 +20,12 @@
  * An InitPlan that would have failed only when needed now fails the
  * statement (a generic error, counted as a failed statement): it reads no
  * private row, so that tells nothing private.
+ *
+ * A subquery that runs per row (correlated, or an IN subquery the planner
+ * keeps hashed under OR or CASE) reads its table when a row reaches it and
+ * cannot run first: one that reads a table or a CTE is refused (red team
+ * round 12 read a salary through `uid IN (SELECT id FROM pub_i)` and a
+ * correlated EXISTS in a branch); a join does the same work.
  */
 #include "postgres.h"
 
@@ -28,8 +34,11 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
+#include "parser/parsetree.h"
 
 #include "guard/early_subqueries.h"
+#include "guard/marks.h"
 
 typedef struct initplan_walk
 {
@@ -89,3 +98,142 @@ run_uncorrelated_subqueries(QueryDesc *queryDesc)
 	(void) initplan_walker(queryDesc->planstate, &walk);
 	list_free(walk.correlated);
 }
+
+/* the plan_ids of the statement's InitPlans (CTEs included) */
+static void
+collect_initplans(Plan *plan, Bitmapset **ids)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	foreach(lc, plan->initPlan)
+		*ids = bms_add_member(*ids, ((SubPlan *) lfirst(lc))->plan_id);
+	collect_initplans(plan->lefttree, ids);
+	collect_initplans(plan->righttree, ids);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				collect_initplans((Plan *) lfirst(lc), ids);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				collect_initplans((Plan *) lfirst(lc), ids);
+			break;
+		case T_BitmapAnd:
+			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
+				collect_initplans((Plan *) lfirst(lc), ids);
+			break;
+		case T_BitmapOr:
+			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
+				collect_initplans((Plan *) lfirst(lc), ids);
+			break;
+		case T_SubqueryScan:
+			collect_initplans(((SubqueryScan *) plan)->subplan, ids);
+			break;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				collect_initplans((Plan *) lfirst(lc), ids);
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Whether a plan tree scans a table, an index or a CTE, also through the
+ * InitPlans of its nodes (which run when the tree first needs them).
+ */
+static bool
+plan_reads_storage(PlannedStmt *statement, Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	foreach(lc, plan->initPlan)
+	{
+		SubPlan    *initplan = (SubPlan *) lfirst(lc);
+
+		if (plan_reads_storage(statement, (Plan *) list_nth(statement->subplans,
+															 initplan->plan_id - 1)))
+			return true;
+	}
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+			{
+				Index		scanrelid = ((Scan *) plan)->scanrelid;
+
+				/*
+				 * A private input: the subquery is an anonymization query,
+				 * which the charge refuses to run per row with its own error
+				 */
+				if (scanrelid > 0 &&
+					entry_is_marked(rt_fetch(scanrelid, statement->rtable)))
+					return false;
+				return true;
+			}
+		case T_BitmapIndexScan:
+		case T_CteScan:
+			return true;
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
+					return true;
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
+					return true;
+			break;
+		case T_BitmapAnd:
+		case T_BitmapOr:
+			return true;
+		case T_SubqueryScan:
+			return plan_reads_storage(statement, ((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
+					return true;
+			break;
+		default:
+			break;
+	}
+	return plan_reads_storage(statement, plan->lefttree) ||
+		plan_reads_storage(statement, plan->righttree);
+}
+
+void
+refuse_per_row_subqueries(PlannedStmt *statement)
+{
+	Bitmapset  *initplans = NULL;
+	ListCell   *lc;
+	int			plan_id = 0;
+
+	collect_initplans(statement->planTree, &initplans);
+	foreach(lc, statement->subplans)
+		collect_initplans((Plan *) lfirst(lc), &initplans);
+	foreach(lc, statement->subplans)
+	{
+		plan_id++;
+		if (bms_is_member(plan_id, initplans) ||
+			!plan_reads_storage(statement, (Plan *) lfirst(lc)))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an anonymization query of an anonymized role cannot read a table in a subquery that runs per row"),
+				 errdetail("A correlated subquery, or an IN subquery kept as one under OR or CASE, reads its table only when a row reaches it; which rows do would show in what the query leaves in the buffers."),
+				 errhint("Join the table in FROM instead, or write a subquery that does not depend on the row: it then runs once, before the rows.")));
+	}
+	bms_free(initplans);
+}
+
