@@ -300,9 +300,11 @@ executor_run_step(void *arg)
 /*
  * A run of an anonymization statement: which pages its rows chose to read
  * leaves no trace in the buffers -- all are there before the run (a run of a
- * cursor too, whatever happened since the last) and again after it (whatever
- * the run itself or another session pushed out meanwhile) -- and its
- * uncorrelated subqueries run before its rows, whatever the rows.  Inside the
+ * cursor too, whatever happened since the last), those another session can
+ * time stay pinned while it runs (so nothing pushes them out to be read back
+ * by a branch or a join only some rows reach), and all are there again after
+ * it -- and its uncorrelated subqueries run before its rows, whatever the
+ * rows.  Inside the
  * error channel: a cancel during the warming after the run is a failed run
  * too, after which anon_dp_executor_run warms once more.
  */
@@ -311,10 +313,10 @@ guarded_run_step(void *arg)
 {
 	executor_run_call *call = (executor_run_call *) arg;
 
-	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt);
+	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt, true);
 	run_uncorrelated_subqueries(call->queryDesc);
 	executor_run_step(arg);
-	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt));
+	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt, false));
 	warm_run_end(call->warmed);
 	call->warmed = NULL;
 }

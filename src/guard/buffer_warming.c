@@ -136,13 +136,19 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
  * timed from the same session).
  */
 static void
-touch_and_release(Buffer buffer)
+touch_page(Buffer buffer)
 {
 	const volatile char *page = (const volatile char *) BufferGetPage(buffer);
 	int			offset;
 
 	for (offset = 0; offset < BLCKSZ; offset += 4096)
 		(void) page[offset];
+}
+
+static void
+touch_and_release(Buffer buffer)
+{
+	touch_page(buffer);
 	ReleaseBuffer(buffer);
 }
 
@@ -153,7 +159,7 @@ touch_and_release(Buffer buffer)
  * (specs/analyst_sessions.spec lists them).
  */
 static void
-read_fork(warm_fork *f)
+read_fork(warm_fork *f, warm_run *pin_for)
 {
 	Relation	rel = relation_open(f->relid, AccessShareLock);
 	BlockNumber blocks = Min(f->blocks, RelationGetNumberOfBlocksInFork(rel, f->fork));
@@ -161,8 +167,24 @@ read_fork(warm_fork *f)
 
 	for (block = 0; block < blocks; block++)
 	{
+		Buffer		buffer;
+
 		CHECK_FOR_INTERRUPTS();
-		touch_and_release(ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL));
+		buffer = ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL);
+		if (pin_for == NULL)
+		{
+			touch_and_release(buffer);
+			continue;
+		}
+		if (pin_for->npinned == pin_for->maxpinned)
+		{
+			pin_for->maxpinned = Max(64, 2 * pin_for->maxpinned);
+			pin_for->pinned = pin_for->pinned == NULL ?
+				palloc(pin_for->maxpinned * sizeof(Buffer)) :
+				repalloc(pin_for->pinned, pin_for->maxpinned * sizeof(Buffer));
+		}
+		touch_page(buffer);
+		pin_for->pinned[pin_for->npinned++] = buffer;	/* the read's pin, kept */
 	}
 	relation_close(rel, AccessShareLock);
 }
@@ -272,7 +294,7 @@ check_statement_relations(PlannedStmt *statement)
 }
 
 warm_run *
-warm_statement_relations(PlannedStmt *statement)
+warm_statement_relations(PlannedStmt *statement, bool pin)
 {
 	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp buffer warming",
 												  ALLOCSET_SMALL_SIZES);
@@ -296,7 +318,7 @@ warm_statement_relations(PlannedStmt *statement)
 			private_total += unit->blocks;
 		}
 		foreach(f, unit->forks)
-			read_fork((warm_fork *) lfirst(f));
+			read_fork((warm_fork *) lfirst(f), pin && unit->chosen && !unit->local ? run : NULL);
 		run->forks = list_concat(run->forks, unit->forks);
 	}
 	MemoryContextSwitchTo(caller);
@@ -306,6 +328,10 @@ warm_statement_relations(PlannedStmt *statement)
 void
 warm_run_end(warm_run *run)
 {
+	int			i;
+
+	for (i = 0; i < run->npinned; i++)
+		ReleaseBuffer(run->pinned[i]);
 	MemoryContextDelete(run->context);
 }
 

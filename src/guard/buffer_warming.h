@@ -7,6 +7,7 @@
 #define ANON_DP_BUFFER_WARMING_H
 
 #include "nodes/pg_list.h"
+#include "storage/buf.h"
 #include "nodes/plannodes.h"
 
 /*
@@ -20,15 +21,21 @@ typedef struct warm_run
 {
 	MemoryContext context;
 	List	   *forks;			/* of shared and local buffers */
+	Buffer	   *pinned;			/* held until warm_run_end */
+	int			npinned;
+	int			maxpinned;
 } warm_run;
 
 /*
  * Reads every relation the statement names (heap, visibility map, indexes,
  * TOAST) into shared buffers, or the session's local buffers for temporary
  * tables, touching each page; called before and after each run of the
- * executor.  warm_run_end frees what it returned.
+ * executor.  With pin, the pages of the relations whose sizes an analyst
+ * may know (those it can time from another session) stay pinned in shared
+ * buffers until warm_run_end, which frees what it returned (an error
+ * releases the pins with the resource owner).
  */
-extern warm_run *warm_statement_relations(PlannedStmt *statement);
+extern warm_run *warm_statement_relations(PlannedStmt *statement, bool pin);
 extern void warm_run_end(warm_run *run);
 
 /*
