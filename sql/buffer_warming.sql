@@ -132,6 +132,34 @@ SELECT c.heap - :before_heap >= s.heap AS heap_warmed, c.idx - :before_idx >= s.
 FROM bw_counts c, bw_sizes s;
 COMMIT;
 
+-- (2b) hint bits: rows nobody read since they were written get theirs before
+-- the run, as a scan would set them, so that a join that reads some of them
+-- only when a private row reaches them leaves no faster page behind (red team
+-- round 11); here the lookup's key is NULL for every row
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
+CREATE TABLE bw_fresh (id int PRIMARY KEY, v text);
+SECURITY LABEL FOR anon_dp ON TABLE bw_fresh IS 'public';
+GRANT SELECT ON bw_fresh TO bw_analyst;
+INSERT INTO bw_fresh SELECT g, 'x' FROM generate_series(1, 100) g;
+SELECT count(*) FILTER (WHERE t_infomask & 256 <> 0) AS hinted_before
+FROM heap_page_items(get_raw_page('bw_fresh', 0));
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people b
+  LEFT JOIN bw_fresh f ON f.id = CASE WHEN b.salary = -1 THEN b.uid END) s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) FILTER (WHERE t_infomask & 256 <> 0) AS hinted_after, count(*) AS rows
+FROM heap_page_items(get_raw_page('bw_fresh', 0));
+DROP TABLE bw_fresh;
+DROP EXTENSION pageinspect;
+
 -- (3) a temporary table, in the session's local buffers (labelled public
 -- by the superuser of this session: an anonymized session may not label)
 BEGIN;
