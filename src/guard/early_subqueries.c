@@ -99,46 +99,50 @@ run_uncorrelated_subqueries(QueryDesc *queryDesc)
 	list_free(walk.correlated);
 }
 
+/* a plan node's inputs: its two trees and the lists some nodes hold */
+static List *
+child_plans(Plan *plan)
+{
+	List	   *children = NIL;
+
+	if (plan->lefttree != NULL)
+		children = lappend(children, plan->lefttree);
+	if (plan->righttree != NULL)
+		children = lappend(children, plan->righttree);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return list_concat(children, ((Append *) plan)->appendplans);
+		case T_MergeAppend:
+			return list_concat(children, ((MergeAppend *) plan)->mergeplans);
+		case T_BitmapAnd:
+			return list_concat(children, ((BitmapAnd *) plan)->bitmapplans);
+		case T_BitmapOr:
+			return list_concat(children, ((BitmapOr *) plan)->bitmapplans);
+		case T_SubqueryScan:
+			return lappend(children, ((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			return list_concat(children, ((CustomScan *) plan)->custom_plans);
+		default:
+			return children;
+	}
+}
+
 /* the plan_ids of the statement's InitPlans (CTEs included) */
 static void
 collect_initplans(Plan *plan, Bitmapset **ids)
 {
+	List	   *children;
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return;
 	foreach(lc, plan->initPlan)
 		*ids = bms_add_member(*ids, ((SubPlan *) lfirst(lc))->plan_id);
-	collect_initplans(plan->lefttree, ids);
-	collect_initplans(plan->righttree, ids);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				collect_initplans((Plan *) lfirst(lc), ids);
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				collect_initplans((Plan *) lfirst(lc), ids);
-			break;
-		case T_BitmapAnd:
-			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
-				collect_initplans((Plan *) lfirst(lc), ids);
-			break;
-		case T_BitmapOr:
-			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
-				collect_initplans((Plan *) lfirst(lc), ids);
-			break;
-		case T_SubqueryScan:
-			collect_initplans(((SubqueryScan *) plan)->subplan, ids);
-			break;
-		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				collect_initplans((Plan *) lfirst(lc), ids);
-			break;
-		default:
-			break;
-	}
+	children = child_plans(plan);
+	foreach(lc, children)
+		collect_initplans((Plan *) lfirst(lc), ids);
+	list_free(children);
 }
 
 /*
@@ -148,7 +152,9 @@ collect_initplans(Plan *plan, Bitmapset **ids)
 static bool
 plan_reads_storage(PlannedStmt *statement, Plan *plan)
 {
+	List	   *children;
 	ListCell   *lc;
+	bool		reads = false;
 
 	if (plan == NULL)
 		return false;
@@ -177,39 +183,23 @@ plan_reads_storage(PlannedStmt *statement, Plan *plan)
 				 * A private input: the subquery is an anonymization query,
 				 * which the charge refuses to run per row with its own error
 				 */
-				if (scanrelid > 0 &&
-					entry_is_marked(rt_fetch(scanrelid, statement->rtable)))
-					return false;
-				return true;
+				return !(scanrelid > 0 &&
+						 entry_is_marked(rt_fetch(scanrelid, statement->rtable)));
 			}
 		case T_BitmapIndexScan:
-		case T_CteScan:
-			return true;
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
-					return true;
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
-					return true;
-			break;
 		case T_BitmapAnd:
 		case T_BitmapOr:
+		case T_CteScan:
 			return true;
-		case T_SubqueryScan:
-			return plan_reads_storage(statement, ((SubqueryScan *) plan)->subplan);
-		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				if (plan_reads_storage(statement, (Plan *) lfirst(lc)))
-					return true;
-			break;
 		default:
 			break;
 	}
-	return plan_reads_storage(statement, plan->lefttree) ||
-		plan_reads_storage(statement, plan->righttree);
+	children = child_plans(plan);
+	foreach(lc, children)
+		if ((reads = plan_reads_storage(statement, (Plan *) lfirst(lc))))
+			break;
+	list_free(children);
+	return reads;
 }
 
 void
