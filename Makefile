@@ -52,7 +52,7 @@ REGRESS = access allow_list allow_list_catalog aggregates analyst_messages attac
 CONTRIB_TESTDB = anon_dp_regression
 # isolation suites: specs/<suite>.spec against expected/<suite>.out (several
 # sessions at once, pg_isolation_regress), run by `make installcheck` too
-ISOLATION = analyst_sessions
+ISOLATION = analyst_sessions pinned_pages
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

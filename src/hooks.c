@@ -111,6 +111,7 @@ anon_dp_shmem_request(void)
 		prev_shmem_request_hook();
 	ledger_request_shmem();
 	failures_request_shmem();
+	buffer_warming_request_shmem();
 }
 
 static void
@@ -120,6 +121,7 @@ anon_dp_shmem_startup(void)
 		prev_shmem_startup_hook();
 	ledger_startup_shmem();
 	failures_startup_shmem();
+	buffer_warming_startup_shmem();
 }
 
 static void
@@ -283,6 +285,7 @@ typedef struct executor_run_call
 	ScanDirection direction;
 	uint64		count;
 	bool		execute_once;
+	int			may_pin;		/* pages reserved for the warming's pins */
 	warm_run   *warmed;			/* the warming before the run, once done */
 } executor_run_call;
 
@@ -313,10 +316,10 @@ guarded_run_step(void *arg)
 {
 	executor_run_call *call = (executor_run_call *) arg;
 
-	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt, true);
+	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt, call->may_pin);
 	run_uncorrelated_subqueries(call->queryDesc);
 	executor_run_step(arg);
-	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt, false));
+	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt, 0));
 	warm_run_end(call->warmed);
 	call->warmed = NULL;
 }
@@ -325,7 +328,7 @@ static void
 anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 					 bool execute_once)
 {
-	executor_run_call call = {queryDesc, direction, count, execute_once, NULL};
+	executor_run_call call = {queryDesc, direction, count, execute_once, 0, NULL};
 
 	if (!error_channel_guards(queryDesc->plannedstmt))
 		executor_run_step(&call);
@@ -337,6 +340,13 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		executor_run_call *guarded = palloc(sizeof(executor_run_call));
 
 		*guarded = call;
+
+		/*
+		 * Before the error channel: waiting for other sessions' runs tells
+		 * nothing of this one's rows, and a cancel while it waits is no
+		 * failed run.
+		 */
+		guarded->may_pin = reserve_pins(queryDesc->plannedstmt);
 		PG_TRY();
 		{
 			error_channel_run(guarded_run_step, guarded);
@@ -345,9 +355,11 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		{
 			if (guarded->warmed != NULL)
 				warm_again_after_failure(guarded->warmed);
+			release_pins(guarded->may_pin);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
+		release_pins(guarded->may_pin);
 		pfree(guarded);
 	}
 }

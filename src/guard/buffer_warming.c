@@ -37,6 +37,13 @@
  * the statistics catalogs) are warmed when they fit another quarter, the
  * smallest first; a larger one is read whole by a sequential scan anyway,
  * and what an index scan of one leaves is a residual (doc/access.md §5).
+ *
+ * The pins have a limit across sessions: all anonymization queries running at
+ * once pin at most a quarter of shared_buffers together.  A run reserves the
+ * pages it will pin before its warming and waits, before anything of it runs,
+ * while other sessions' runs hold the rest (red team round 14: four analyst
+ * sessions pinned the whole pool, and other roles' queries failed with "no
+ * unpinned buffers available").
  */
 #include "postgres.h"
 
@@ -51,14 +58,19 @@
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "storage/shmem.h"
 #include "storage/smgr.h"
+#include "storage/spin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
 #include "guard/buffer_warming.h"
 #include "guard/catalog_masking.h"
@@ -200,7 +212,7 @@ set_hint_bits(Relation rel, Buffer buffer, Snapshot snapshot)
 }
 
 static void
-read_fork(warm_fork *f, warm_run *pin_for)
+read_fork(warm_fork *f, warm_run *pin_for, bool set_hints)
 {
 	Relation	rel = relation_open(f->relid, AccessShareLock);
 	BlockNumber blocks = Min(f->blocks, RelationGetNumberOfBlocksInFork(rel, f->fork));
@@ -208,7 +220,7 @@ read_fork(warm_fork *f, warm_run *pin_for)
 	Snapshot	snapshot = NULL;
 
 	/* the rows of a public table or catalog (a heap), checked under the run's snapshot */
-	if (pin_for != NULL && f->fork == MAIN_FORKNUM && ActiveSnapshotSet() &&
+	if (set_hints && f->fork == MAIN_FORKNUM && ActiveSnapshotSet() &&
 		(rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW ||
 		 rel->rd_rel->relkind == RELKIND_TOASTVALUE) &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
@@ -221,14 +233,15 @@ read_fork(warm_fork *f, warm_run *pin_for)
 		buffer = ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL);
 		if (snapshot != NULL)
 			set_hint_bits(rel, buffer, snapshot);
-		if (pin_for == NULL)
+		/* no more pins than the run reserved (a table grown since) */
+		if (pin_for == NULL || pin_for->npinned == pin_for->reserved)
 		{
 			touch_and_release(buffer);
 			continue;
 		}
 		if (pin_for->npinned == pin_for->maxpinned)
 		{
-			pin_for->maxpinned = Max(64, 2 * pin_for->maxpinned);
+			pin_for->maxpinned = Min(pin_for->reserved, Max(64, 2 * pin_for->maxpinned));
 			pin_for->pinned = pin_for->pinned == NULL ?
 				palloc(pin_for->maxpinned * sizeof(Buffer)) :
 				repalloc(pin_for->pinned, pin_for->maxpinned * sizeof(Buffer));
@@ -344,7 +357,7 @@ check_statement_relations(PlannedStmt *statement)
 }
 
 warm_run *
-warm_statement_relations(PlannedStmt *statement, bool pin)
+warm_statement_relations(PlannedStmt *statement, int may_pin)
 {
 	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp buffer warming",
 												  ALLOCSET_SMALL_SIZES);
@@ -355,10 +368,12 @@ warm_statement_relations(PlannedStmt *statement, bool pin)
 	ListCell   *lc;
 
 	run->context = context;
+	run->reserved = may_pin;
 	list_sort(units, smaller_first);
 	foreach(lc, units)
 	{
 		warm_unit  *unit = (warm_unit *) lfirst(lc);
+		bool		pinned_kind = unit->chosen && !unit->local;
 		ListCell   *f;
 
 		if (!unit->chosen)
@@ -368,7 +383,8 @@ warm_statement_relations(PlannedStmt *statement, bool pin)
 			private_total += unit->blocks;
 		}
 		foreach(f, unit->forks)
-			read_fork((warm_fork *) lfirst(f), pin && unit->chosen && !unit->local ? run : NULL);
+			read_fork((warm_fork *) lfirst(f), pinned_kind && may_pin > 0 ? run : NULL,
+					  pinned_kind && may_pin > 0);
 		run->forks = list_concat(run->forks, unit->forks);
 	}
 	MemoryContextSwitchTo(caller);
@@ -451,3 +467,145 @@ map_shared_buffers_once(void)
 	}
 }
 
+
+/*
+ * The pages pinned by the runs of all sessions, at most a quarter of
+ * shared_buffers; a run waits for its share on the condition variable.
+ */
+typedef struct pin_pool
+{
+	slock_t		mutex;
+	int			reserved;		/* pages reserved by running runs */
+	ConditionVariable released;
+} pin_pool;
+
+static pin_pool *pins = NULL;
+
+/* what this backend reserved (a nested run adds to an outer one's) */
+static int	reserved_here = 0;
+
+static int
+pin_pool_limit(void)
+{
+	return Max(1, NBuffers / 4);
+}
+
+void
+buffer_warming_request_shmem(void)
+{
+	RequestAddinShmemSpace(MAXALIGN(sizeof(pin_pool)));
+}
+
+void
+buffer_warming_startup_shmem(void)
+{
+	bool		found;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pins = ShmemInitStruct("anon_dp pinned pages", sizeof(pin_pool), &found);
+	if (!found)
+	{
+		SpinLockInit(&pins->mutex);
+		pins->reserved = 0;
+		ConditionVariableInit(&pins->released);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* a session that leaves during a run (FATAL, a terminated backend) */
+static void
+release_at_exit(int code, Datum arg)
+{
+	if (reserved_here > 0)
+		release_pins(reserved_here);
+}
+
+/* the pages the warming before a run pins: the shared ones the analyst chose */
+static int
+pages_to_pin(PlannedStmt *statement)
+{
+	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext, "anon_dp pins",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContext caller = MemoryContextSwitchTo(context);
+	List	   *units = statement_units(statement);
+	double		total = 0.0;
+	ListCell   *lc;
+
+	foreach(lc, units)
+	{
+		warm_unit  *unit = (warm_unit *) lfirst(lc);
+
+		if (unit->chosen && !unit->local)
+			total += unit->blocks;
+	}
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(context);
+	return (int) Min(total, (double) pin_pool_limit());
+}
+
+int
+reserve_pins(PlannedStmt *statement)
+{
+	static bool exit_callback = false;
+	int			wanted;
+	int			limit = pin_pool_limit();
+
+	if (pins == NULL)
+		return 0;
+	wanted = pages_to_pin(statement);
+	if (wanted == 0)
+		return 0;
+	if (!exit_callback)
+	{
+		before_shmem_exit(release_at_exit, (Datum) 0);
+		exit_callback = true;
+	}
+	for (;;)
+	{
+		bool		granted;
+		int			others;
+
+		SpinLockAcquire(&pins->mutex);
+		granted = pins->reserved + wanted <= limit;
+		if (granted)
+			pins->reserved += wanted;
+		others = pins->reserved - reserved_here;
+		SpinLockRelease(&pins->mutex);
+		if (granted)
+			break;
+
+		/*
+		 * A run inside a run of this session cannot wait for its own
+		 * outer run to end.
+		 */
+		if (reserved_here > 0)
+		{
+			ConditionVariableCancelSleep();
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("an anonymization query run inside another cannot pin the %s of its public tables and catalogs",
+							pretty_blocks(wanted)),
+					 errdetail("Anonymization queries of all sessions pin at most a quarter of shared_buffers (%s) together while they run; %s of it is taken, %s by the queries this one runs inside.",
+							   pretty_blocks(limit), pretty_blocks(others + reserved_here),
+							   pretty_blocks(reserved_here)),
+					 errhint("Read fewer or smaller public tables in the inner or the outer query, or run them one after the other.")));
+		}
+		ConditionVariableSleep(&pins->released, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	reserved_here += wanted;
+	return wanted;
+}
+
+void
+release_pins(int reserved)
+{
+	if (pins == NULL || reserved <= 0)
+		return;
+	SpinLockAcquire(&pins->mutex);
+	pins->reserved -= reserved;
+	Assert(pins->reserved >= 0);
+	SpinLockRelease(&pins->mutex);
+	reserved_here -= reserved;
+	ConditionVariableBroadcast(&pins->released);
+}

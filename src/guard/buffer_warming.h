@@ -23,19 +23,37 @@ typedef struct warm_run
 	List	   *forks;			/* of shared and local buffers */
 	Buffer	   *pinned;			/* held until warm_run_end */
 	int			npinned;
+	int			reserved;		/* at most so many (reserve_pins) */
 	int			maxpinned;
 } warm_run;
+
+/*
+ * The pages a run of the statement will pin (those of the public tables and
+ * catalogs it names, in shared buffers) reserved against the limit of all
+ * sessions together, a quarter of shared_buffers; waits while other
+ * sessions' runs hold too much of it (an ERROR for a run inside a run of
+ * this session that does not fit).  Returns what it reserved, for
+ * warm_statement_relations and release_pins; 0 without shared memory (the
+ * library not preloaded).
+ */
+extern int	reserve_pins(PlannedStmt *statement);
+extern void release_pins(int reserved);
+
+/* the pin pool's shared memory (shmem_request_hook, shmem_startup_hook) */
+extern void buffer_warming_request_shmem(void);
+extern void buffer_warming_startup_shmem(void);
 
 /*
  * Reads every relation the statement names (heap, visibility map, indexes,
  * TOAST) into shared buffers, or the session's local buffers for temporary
  * tables, touching each page; called before and after each run of the
- * executor.  With pin, the pages of the relations whose sizes an analyst
- * may know (those it can time from another session) stay pinned in shared
- * buffers until warm_run_end, which frees what it returned (an error
- * releases the pins with the resource owner).
+ * executor.  With may_pin, up to so many pages of the relations whose sizes
+ * an analyst may know (those it can time from another session; their rows'
+ * hint bits set) stay pinned in shared buffers until warm_run_end, which
+ * frees what it returned (an error releases the pins with the resource
+ * owner).
  */
-extern warm_run *warm_statement_relations(PlannedStmt *statement, bool pin);
+extern warm_run *warm_statement_relations(PlannedStmt *statement, int may_pin);
 extern void warm_run_end(warm_run *run);
 
 /*
