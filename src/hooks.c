@@ -319,6 +319,8 @@ guarded_run_step(void *arg)
 	call->warmed = warm_statement_relations(call->queryDesc->plannedstmt, call->may_pin);
 	run_uncorrelated_subqueries(call->queryDesc);
 	executor_run_step(arg);
+	/* unpinned first: the warming after the run prunes pages, which needs the only pin */
+	warm_run_unpin(call->warmed);
 	warm_run_end(warm_statement_relations(call->queryDesc->plannedstmt, 0));
 	warm_run_end(call->warmed);
 	call->warmed = NULL;

@@ -47,14 +47,18 @@
  */
 #include "postgres.h"
 
+#include "access/amapi.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
@@ -79,6 +83,7 @@
 typedef struct warm_fork
 {
 	Oid			relid;
+	Oid			heapid;			/* an index's table (else InvalidOid) */
 	RelFileNode node;
 	ForkNumber	fork;
 	BlockNumber blocks;
@@ -94,10 +99,11 @@ typedef struct warm_unit
 	bool		local;
 	double		blocks;
 	List	   *forks;			/* warm_fork */
+	List	   *dead_heaps;		/* tables whose pages hold dead rows (settle_heap_page) */
 } warm_unit;
 
 static void
-add_fork(warm_unit *unit, Relation rel, ForkNumber fork)
+add_fork(warm_unit *unit, Relation rel, ForkNumber fork, Oid heapid)
 {
 	warm_fork  *f;
 
@@ -105,6 +111,7 @@ add_fork(warm_unit *unit, Relation rel, ForkNumber fork)
 		return;
 	f = palloc(sizeof(warm_fork));
 	f->relid = RelationGetRelid(rel);
+	f->heapid = heapid;
 	f->node = rel->rd_node;
 	f->fork = fork;
 	f->blocks = RelationGetNumberOfBlocksInFork(rel, fork);
@@ -124,14 +131,14 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 
-	add_fork(unit, rel, MAIN_FORKNUM);
-	add_fork(unit, rel, VISIBILITYMAP_FORKNUM);
+	add_fork(unit, rel, MAIN_FORKNUM, InvalidOid);
+	add_fork(unit, rel, VISIBILITYMAP_FORKNUM, InvalidOid);
 	foreach(lc, indexes)
 	{
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
 
 		if (RELKIND_HAS_STORAGE(index->rd_rel->relkind))
-			add_fork(unit, index, MAIN_FORKNUM);
+			add_fork(unit, index, MAIN_FORKNUM, RelationGetRelid(rel));
 		index_close(index, AccessShareLock);
 	}
 	list_free(indexes);
@@ -175,52 +182,112 @@ touch_and_release(Buffer buffer)
  * (specs/analyst_sessions.spec lists them).
  */
 /*
- * The hint bits of a heap page's rows set, as a scan of it would: a row
- * nobody read since it was written gets them from its first reader, and a
- * later read of a page with them is faster, so a join that read some public
- * rows only when a private row reached them left a trace (red team round 11:
- * one bit per freshly written table).  Only rows without them are checked.
+ * A heap page of a public table or catalog settled as a scan of it would
+ * leave it, and whether it holds dead rows.
+ *
+ * Hint bits: a row nobody read since it was written gets them from its first
+ * reader, and a later read of a page with them is faster, so a join that read
+ * some public rows only when a private row reached them left a trace (red
+ * team round 11: one bit per freshly written table).  Only rows without them
+ * are checked, under the run's snapshot.
+ *
+ * Dead rows: a read of a page prunes it when it is nearly full of dead rows,
+ * and an index scan that finds only dead rows behind an index entry marks
+ * the entry dead, so that later scans skip it; which pages and entries a
+ * run reached could depend on private values (a lookup keyed by one).  The
+ * caller prunes every page (heap_page_prune_opt decides as for any reader)
+ * and, when a table has dead rows or line pointers, marks every index entry
+ * that points only to dead rows (kill_dead_index_entries).
  */
-static void
-set_hint_bits(Relation rel, Buffer buffer, Snapshot snapshot)
+static bool
+settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot)
 {
 	Page		page = BufferGetPage(buffer);
 	OffsetNumber offset;
 	OffsetNumber last;
+	bool		dead = false;
 
 	if (PageIsAllVisible(page))
-		return;
+		return false;
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	last = PageGetMaxOffsetNumber(page);
 	for (offset = FirstOffsetNumber; offset <= last; offset++)
 	{
 		ItemId		item = PageGetItemId(page, offset);
 		HeapTupleData tuple;
+		uint16		infomask;
 
+		if (ItemIdIsDead(item) || ItemIdIsRedirected(item))
+		{
+			dead = true;
+			continue;
+		}
 		if (!ItemIdIsNormal(item))
 			continue;
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, item);
-		if ((tuple.t_data->t_infomask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)) != 0 &&
-			(tuple.t_data->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)) != 0)
-			continue;
-		tuple.t_len = ItemIdGetLength(item);
-		tuple.t_tableOid = RelationGetRelid(rel);
-		ItemPointerSet(&tuple.t_self, BufferGetBlockNumber(buffer), offset);
-		(void) HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
+		if ((tuple.t_data->t_infomask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)) == 0 ||
+			(tuple.t_data->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)) == 0)
+		{
+			tuple.t_len = ItemIdGetLength(item);
+			tuple.t_tableOid = RelationGetRelid(rel);
+			ItemPointerSet(&tuple.t_self, BufferGetBlockNumber(buffer), offset);
+			(void) HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
+		}
+		infomask = tuple.t_data->t_infomask;
+		if ((infomask & HEAP_XMIN_INVALID) != 0 ||
+			((infomask & HEAP_XMAX_COMMITTED) != 0 && !HEAP_XMAX_IS_LOCKED_ONLY(infomask)))
+			dead = true;
 	}
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	return dead;
 }
 
+/*
+ * Every entry of an index of a table with dead rows that points only to rows
+ * dead to every transaction marked dead, by a scan of the whole index that
+ * fetches each entry's rows (the index access method marks what the fetches
+ * find dead, as in any index scan).  Indexes that cannot be scanned whole
+ * (hash) are left as they are (doc/access.md §5).
+ */
 static void
-read_fork(warm_fork *f, warm_run *pin_for, bool set_hints)
+kill_dead_index_entries(Oid heapid, Oid indexid)
+{
+	Relation	heap = table_open(heapid, AccessShareLock);
+	Relation	index = index_open(indexid, AccessShareLock);
+
+	if (index->rd_indam->amgettuple != NULL && index->rd_indam->amoptionalkey &&
+		index->rd_index->indisvalid && ActiveSnapshotSet())
+	{
+		IndexScanDesc scan = index_beginscan(heap, index, GetActiveSnapshot(), 0, 0);
+		TupleTableSlot *slot = table_slot_create(heap, NULL);
+
+		index_rescan(scan, NULL, 0, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+			CHECK_FOR_INTERRUPTS();
+		index_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+	}
+	index_close(index, AccessShareLock);
+	table_close(heap, AccessShareLock);
+}
+
+/*
+ * A fork's blocks read (and with pin_for kept pinned, up to what the run
+ * reserved); with settle, the heap pages of a public table or catalog
+ * settled (settle_heap_page), pruned first when not kept pinned (pruning
+ * needs the only pin).  Returns whether a settled page holds dead rows.
+ */
+static bool
+read_fork(warm_fork *f, warm_run *pin_for, bool settle)
 {
 	Relation	rel = relation_open(f->relid, AccessShareLock);
 	BlockNumber blocks = Min(f->blocks, RelationGetNumberOfBlocksInFork(rel, f->fork));
 	BlockNumber block;
 	Snapshot	snapshot = NULL;
+	bool		dead = false;
 
 	/* the rows of a public table or catalog (a heap), checked under the run's snapshot */
-	if (set_hints && f->fork == MAIN_FORKNUM && ActiveSnapshotSet() &&
+	if (settle && f->fork == MAIN_FORKNUM && ActiveSnapshotSet() &&
 		(rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW ||
 		 rel->rd_rel->relkind == RELKIND_TOASTVALUE) &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
@@ -232,7 +299,11 @@ read_fork(warm_fork *f, warm_run *pin_for, bool set_hints)
 		CHECK_FOR_INTERRUPTS();
 		buffer = ReadBufferExtended(rel, f->fork, block, RBM_NORMAL, NULL);
 		if (snapshot != NULL)
-			set_hint_bits(rel, buffer, snapshot);
+		{
+			heap_page_prune_opt(rel, buffer);
+			if (settle_heap_page(rel, buffer, snapshot))
+				dead = true;
+		}
 		/* no more pins than the run reserved (a table grown since) */
 		if (pin_for == NULL || pin_for->npinned == pin_for->reserved)
 		{
@@ -250,6 +321,7 @@ read_fork(warm_fork *f, warm_run *pin_for, bool set_hints)
 		pin_for->pinned[pin_for->npinned++] = buffer;	/* the read's pin, kept */
 	}
 	relation_close(rel, AccessShareLock);
+	return dead;
 }
 
 /* the units of the statement's relations with storage, each relation once */
@@ -382,9 +454,17 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 				continue;
 			private_total += unit->blocks;
 		}
+		/* a table's heap comes before its indexes (add_forks) */
 		foreach(f, unit->forks)
-			read_fork((warm_fork *) lfirst(f), pinned_kind && may_pin > 0 ? run : NULL,
-					  pinned_kind && may_pin > 0);
+		{
+			warm_fork  *fork = (warm_fork *) lfirst(f);
+
+			if (pinned_kind && OidIsValid(fork->heapid) &&
+				list_member_oid(unit->dead_heaps, fork->heapid))
+				kill_dead_index_entries(fork->heapid, fork->relid);
+			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, pinned_kind))
+				unit->dead_heaps = list_append_unique_oid(unit->dead_heaps, fork->relid);
+		}
 		run->forks = list_concat(run->forks, unit->forks);
 	}
 	MemoryContextSwitchTo(caller);
@@ -392,12 +472,19 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 }
 
 void
-warm_run_end(warm_run *run)
+warm_run_unpin(warm_run *run)
 {
 	int			i;
 
 	for (i = 0; i < run->npinned; i++)
 		ReleaseBuffer(run->pinned[i]);
+	run->npinned = 0;
+}
+
+void
+warm_run_end(warm_run *run)
+{
+	warm_run_unpin(run);
 	MemoryContextDelete(run->context);
 }
 

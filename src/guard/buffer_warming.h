@@ -55,6 +55,8 @@ extern void buffer_warming_startup_shmem(void);
  */
 extern warm_run *warm_statement_relations(PlannedStmt *statement, int may_pin);
 extern void warm_run_end(warm_run *run);
+/* the pins of a warming released, what it read kept (for a failure) */
+extern void warm_run_unpin(warm_run *run);
 
 /*
  * The reads of a warming once more after a run failed, without the relation
