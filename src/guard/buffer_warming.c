@@ -65,9 +65,11 @@
 #include "storage/condition_variable.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "storage/smgr.h"
 #include "storage/spin.h"
+#include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -99,8 +101,20 @@ typedef struct warm_unit
 	bool		local;
 	double		blocks;
 	List	   *forks;			/* warm_fork */
-	List	   *dead_heaps;		/* tables whose pages hold dead rows (settle_heap_page) */
+	List	   *dead_heaps;		/* dead_rows of its tables that hold dead rows */
 } warm_unit;
+
+/*
+ * The dead rows of a table as one warming found them: which line pointers
+ * are dead or redirected and which rows are deleted, each with whether it
+ * is dead to every transaction, summed into a fingerprint that changes when
+ * any of them does.
+ */
+typedef struct dead_rows
+{
+	Oid			heapid;
+	uint64		fingerprint;
+} dead_rows;
 
 static void
 add_fork(warm_unit *unit, Relation rel, ForkNumber fork, Oid heapid)
@@ -199,10 +213,18 @@ touch_and_release(Buffer buffer)
  * and, when a table has dead rows or line pointers, marks every index entry
  * that points only to dead rows (kill_dead_index_entries).
  */
+static uint64
+dead_item_hash(BlockNumber block, OffsetNumber offset, int kind)
+{
+	return hash_bytes_uint32_extended(block, ((uint64) offset << 8) | (uint64) kind);
+}
+
 static bool
-settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot)
+settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot, uint64 *fingerprint)
 {
 	Page		page = BufferGetPage(buffer);
+	BlockNumber block = BufferGetBlockNumber(buffer);
+	GlobalVisState *horizon = GlobalVisTestFor(rel);
 	OffsetNumber offset;
 	OffsetNumber last;
 	bool		dead = false;
@@ -220,23 +242,26 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot)
 		if (ItemIdIsDead(item) || ItemIdIsRedirected(item))
 		{
 			dead = true;
+			*fingerprint += dead_item_hash(block, offset, ItemIdIsDead(item) ? 1 : 2);
 			continue;
 		}
 		if (!ItemIdIsNormal(item))
 			continue;
 		tuple.t_data = (HeapTupleHeader) PageGetItem(page, item);
+		tuple.t_len = ItemIdGetLength(item);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, block, offset);
 		if ((tuple.t_data->t_infomask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)) == 0 ||
 			(tuple.t_data->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)) == 0)
-		{
-			tuple.t_len = ItemIdGetLength(item);
-			tuple.t_tableOid = RelationGetRelid(rel);
-			ItemPointerSet(&tuple.t_self, BufferGetBlockNumber(buffer), offset);
 			(void) HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
-		}
 		infomask = tuple.t_data->t_infomask;
 		if ((infomask & HEAP_XMIN_INVALID) != 0 ||
 			((infomask & HEAP_XMAX_COMMITTED) != 0 && !HEAP_XMAX_IS_LOCKED_ONLY(infomask)))
+		{
 			dead = true;
+			*fingerprint += dead_item_hash(block, offset,
+										   HeapTupleIsSurelyDead(&tuple, horizon) ? 3 : 4);
+		}
 	}
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	return dead;
@@ -249,12 +274,50 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot)
  * find dead, as in any index scan).  Indexes that cannot be scanned whole
  * (hash) are left as they are (doc/access.md §5).
  */
-static void
-kill_dead_index_entries(Oid heapid, Oid indexid)
+/* the indexes this session marked, each with the dead rows it marked for */
+typedef struct marked_index
 {
-	Relation	heap = table_open(heapid, AccessShareLock);
-	Relation	index = index_open(indexid, AccessShareLock);
+	Oid			indexid;
+	RelFileNode node;
+	uint64		fingerprint;
+} marked_index;
 
+static marked_index *marked = NULL;
+static int	nmarked = 0;
+static int	maxmarked = 0;
+
+static marked_index *
+find_marked(Oid indexid)
+{
+	int			i;
+
+	for (i = 0; i < nmarked; i++)
+		if (marked[i].indexid == indexid)
+			return &marked[i];
+	return NULL;
+}
+
+/*
+ * Skipped when this session marked the index before for the same dead rows:
+ * then every entry the scan would mark is marked already (an entry whose
+ * rows died since changed the fingerprint), and the scan costs a fetch of
+ * every live row.
+ */
+static void
+kill_dead_index_entries(Oid heapid, Oid indexid, uint64 fingerprint)
+{
+	Relation	heap;
+	Relation	index;
+	marked_index *memo = find_marked(indexid);
+
+	index = index_open(indexid, AccessShareLock);
+	if (memo != NULL && memo->fingerprint == fingerprint &&
+		RelFileNodeEquals(memo->node, index->rd_node))
+	{
+		index_close(index, AccessShareLock);
+		return;
+	}
+	heap = table_open(heapid, AccessShareLock);
 	if (index->rd_indam->amgettuple != NULL && index->rd_indam->amoptionalkey &&
 		index->rd_index->indisvalid && ActiveSnapshotSet())
 	{
@@ -266,6 +329,22 @@ kill_dead_index_entries(Oid heapid, Oid indexid)
 			CHECK_FOR_INTERRUPTS();
 		index_endscan(scan);
 		ExecDropSingleTupleTableSlot(slot);
+
+		/* remembered once the scan went through */
+		if (memo == NULL)
+		{
+			if (nmarked == maxmarked)
+			{
+				maxmarked = Max(16, 2 * maxmarked);
+				marked = marked == NULL ?
+					MemoryContextAlloc(TopMemoryContext, maxmarked * sizeof(marked_index)) :
+					repalloc(marked, maxmarked * sizeof(marked_index));
+			}
+			memo = &marked[nmarked++];
+			memo->indexid = indexid;
+		}
+		memo->node = index->rd_node;
+		memo->fingerprint = fingerprint;
 	}
 	index_close(index, AccessShareLock);
 	table_close(heap, AccessShareLock);
@@ -275,10 +354,11 @@ kill_dead_index_entries(Oid heapid, Oid indexid)
  * A fork's blocks read (and with pin_for kept pinned, up to what the run
  * reserved); with settle, the heap pages of a public table or catalog
  * settled (settle_heap_page), pruned first when not kept pinned (pruning
- * needs the only pin).  Returns whether a settled page holds dead rows.
+ * needs the only pin).  Returns whether a settled page holds dead rows,
+ * and adds theirs to the fingerprint.
  */
 static bool
-read_fork(warm_fork *f, warm_run *pin_for, bool settle)
+read_fork(warm_fork *f, warm_run *pin_for, bool settle, uint64 *fingerprint)
 {
 	Relation	rel = relation_open(f->relid, AccessShareLock);
 	BlockNumber blocks = Min(f->blocks, RelationGetNumberOfBlocksInFork(rel, f->fork));
@@ -301,7 +381,7 @@ read_fork(warm_fork *f, warm_run *pin_for, bool settle)
 		if (snapshot != NULL)
 		{
 			heap_page_prune_opt(rel, buffer);
-			if (settle_heap_page(rel, buffer, snapshot))
+			if (settle_heap_page(rel, buffer, snapshot, fingerprint))
 				dead = true;
 		}
 		/* no more pins than the run reserved (a table grown since) */
@@ -459,11 +539,25 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 		{
 			warm_fork  *fork = (warm_fork *) lfirst(f);
 
-			if (pinned_kind && OidIsValid(fork->heapid) &&
-				list_member_oid(unit->dead_heaps, fork->heapid))
-				kill_dead_index_entries(fork->heapid, fork->relid);
-			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, pinned_kind))
-				unit->dead_heaps = list_append_unique_oid(unit->dead_heaps, fork->relid);
+			uint64		fingerprint = 0;
+			ListCell   *d;
+
+			if (pinned_kind && OidIsValid(fork->heapid))
+				foreach(d, unit->dead_heaps)
+				{
+					dead_rows  *rows = (dead_rows *) lfirst(d);
+
+					if (rows->heapid == fork->heapid)
+						kill_dead_index_entries(fork->heapid, fork->relid, rows->fingerprint);
+				}
+			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, pinned_kind, &fingerprint))
+			{
+				dead_rows  *rows = palloc(sizeof(dead_rows));
+
+				rows->heapid = fork->relid;
+				rows->fingerprint = fingerprint;
+				unit->dead_heaps = lappend(unit->dead_heaps, rows);
+			}
 		}
 		run->forks = list_concat(run->forks, unit->forks);
 	}
