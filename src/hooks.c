@@ -309,7 +309,7 @@ executor_run_step(void *arg)
  * it -- and its uncorrelated subqueries run before its rows, whatever the
  * rows.  Inside the
  * error channel: a cancel during the warming after the run is a failed run
- * too, after which anon_dp_executor_run warms once more.
+ * too, after which anon_dp_executor_run warms once more (warm_again_and_rethrow).
  */
 static void
 guarded_run_step(void *arg)
@@ -355,9 +355,9 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		}
 		PG_CATCH();
 		{
-			if (guarded->warmed != NULL)
-				warm_again_after_failure(guarded->warmed);
 			release_pins(guarded->may_pin);
+			if (guarded->warmed != NULL)
+				warm_again_and_rethrow(guarded->warmed);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();

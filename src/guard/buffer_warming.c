@@ -54,6 +54,7 @@
 #include "access/relation.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
@@ -153,7 +154,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 
 		if (RELKIND_HAS_STORAGE(index->rd_rel->relkind))
 			add_fork(unit, index, MAIN_FORKNUM, RelationGetRelid(rel));
-		index_close(index, AccessShareLock);
+		index_close(index, NoLock);
 	}
 	list_free(indexes);
 	if (with_toast && OidIsValid(rel->rd_rel->reltoastrelid))
@@ -161,7 +162,7 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
 
 		add_forks(unit, toast, false);
-		table_close(toast, AccessShareLock);
+		table_close(toast, NoLock);
 	}
 }
 
@@ -190,10 +191,14 @@ touch_and_release(Buffer buffer)
 }
 
 /*
- * A fork's blocks, under a lock held while they are read (a vacuum may have
- * truncated it since it was counted); the lock goes with the reading, so
- * that the statement holds afterwards only the locks it holds anyway
- * (specs/analyst_sessions.spec lists them).
+ * The locks: statement_units takes AccessShareLock on every relation it
+ * counts (the table, its indexes, its TOAST table and that table's index) at
+ * executor start and keeps them to the end of the transaction, so that a run
+ * holding its share of the pin pool never queues for a lock: a session
+ * waiting for the pool holds its own locks, which PostgreSQL's deadlock
+ * detector cannot relate to that wait (red team round 15: a REINDEX queued
+ * between the two hung every statement on the table).  Later opens find the
+ * locks held.
  */
 /*
  * A heap page of a public table or catalog settled as a scan of it would
@@ -430,7 +435,7 @@ statement_units(PlannedStmt *statement)
 		/* what the analyst may know the size of (not private tables, not statistics) */
 		unit->chosen = unit->local || relation_statistics_visible(rte->relid);
 		add_forks(unit, rel, true);
-		relation_close(rel, AccessShareLock);
+		relation_close(rel, NoLock);
 		units = lappend(units, unit);
 	}
 	list_free(seen);
@@ -583,8 +588,9 @@ warm_run_end(warm_run *run)
 }
 
 void
-warm_again_after_failure(warm_run *run)
+warm_again_and_rethrow(warm_run *run)
 {
+	ErrorData  *failure;
 	ListCell   *lc;
 
 	/*
@@ -596,20 +602,41 @@ warm_again_after_failure(warm_run *run)
 	LWLockReleaseAll();
 	AbortBufferIO();
 	UnlockBuffers();
-	foreach(lc, run->forks)
-	{
-		warm_fork  *f = (warm_fork *) lfirst(lc);
-		BlockNumber blocks;
-		BlockNumber block;
 
-		if (f->local)
-			continue;
-		blocks = Min(f->blocks, smgrnblocks(smgropen(f->node, InvalidBackendId), f->fork));
-		for (block = 0; block < blocks; block++)
-			touch_and_release(ReadBufferWithoutRelcache(f->node, f->fork, block,
-														RBM_NORMAL, NULL, f->permanent));
+	/*
+	 * The run's error set aside while the pages are read: a read that fails
+	 * in turn (no unpinned buffer left, red team round 15) ends the warming,
+	 * and the client still gets the run's error.
+	 */
+	MemoryContextSwitchTo(run->context);
+	failure = CopyErrorData();
+	FlushErrorState();
+	PG_TRY();
+	{
+		foreach(lc, run->forks)
+		{
+			warm_fork  *f = (warm_fork *) lfirst(lc);
+			BlockNumber blocks;
+			BlockNumber block;
+
+			if (f->local)
+				continue;
+			blocks = Min(f->blocks, smgrnblocks(smgropen(f->node, InvalidBackendId), f->fork));
+			for (block = 0; block < blocks; block++)
+				touch_and_release(ReadBufferWithoutRelcache(f->node, f->fork, block,
+															RBM_NORMAL, NULL, f->permanent));
+		}
 	}
+	PG_CATCH();
+	{
+		LWLockReleaseAll();
+		AbortBufferIO();
+		UnlockBuffers();
+		FlushErrorState();
+	}
+	PG_END_TRY();
 	RESUME_INTERRUPTS();
+	ReThrowError(failure);
 }
 
 /*
@@ -701,6 +728,19 @@ release_at_exit(int code, Datum arg)
 		release_pins(reserved_here);
 }
 
+/*
+ * No run is going on when a transaction ends: what is still reserved then
+ * was left by a path that missed its release, and would otherwise stay
+ * reserved for the session's life.
+ */
+static void
+release_at_transaction_end(XactEvent event, void *arg)
+{
+	if (reserved_here > 0 &&
+		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE))
+		release_pins(reserved_here);
+}
+
 /* the pages the warming before a run pins: the shared ones the analyst chose */
 static int
 pages_to_pin(PlannedStmt *statement)
@@ -739,18 +779,17 @@ reserve_pins(PlannedStmt *statement)
 	if (!exit_callback)
 	{
 		before_shmem_exit(release_at_exit, (Datum) 0);
+		RegisterXactCallback(release_at_transaction_end, NULL);
 		exit_callback = true;
 	}
 	for (;;)
 	{
 		bool		granted;
-		int			others;
 
 		SpinLockAcquire(&pins->mutex);
 		granted = pins->reserved + wanted <= limit;
 		if (granted)
 			pins->reserved += wanted;
-		others = pins->reserved - reserved_here;
 		SpinLockRelease(&pins->mutex);
 		if (granted)
 			break;
@@ -766,9 +805,8 @@ reserve_pins(PlannedStmt *statement)
 					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 					 errmsg("an anonymization query run inside another cannot pin the %s of its public tables and catalogs",
 							pretty_blocks(wanted)),
-					 errdetail("Anonymization queries of all sessions pin at most a quarter of shared_buffers (%s) together while they run; %s of it is taken, %s by the queries this one runs inside.",
-							   pretty_blocks(limit), pretty_blocks(others + reserved_here),
-							   pretty_blocks(reserved_here)),
+					 errdetail("Anonymization queries of all sessions pin at most a quarter of shared_buffers (%s) together while they run; the queries this one runs inside hold %s of it.",
+							   pretty_blocks(limit), pretty_blocks(reserved_here)),
 					 errhint("Read fewer or smaller public tables in the inner or the outer query, or run them one after the other.")));
 		}
 		ConditionVariableSleep(&pins->released, PG_WAIT_EXTENSION);

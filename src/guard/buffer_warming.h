@@ -60,9 +60,11 @@ extern void warm_run_unpin(warm_run *run);
 
 /*
  * The reads of a warming once more after a run failed, without the relation
- * cache (the transaction is failing): forks in shared buffers only.
+ * cache (the transaction is failing): forks in shared buffers only; then the
+ * run's error raised again, whether the reads went through or not.  Called
+ * in PG_CATCH.
  */
-extern void warm_again_after_failure(warm_run *run);
+extern void warm_again_and_rethrow(warm_run *run) pg_attribute_noreturn();
 
 /* Once per session: every page of the shared buffer pool mapped into it. */
 extern void map_shared_buffers_once(void);
