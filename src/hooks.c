@@ -357,7 +357,7 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		{
 			release_pins(guarded->may_pin);
 			if (guarded->warmed != NULL)
-				warm_again_and_rethrow(guarded->warmed);
+				warm_again_and_rethrow(guarded->warmed, queryDesc->plannedstmt);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();

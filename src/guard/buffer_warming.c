@@ -279,12 +279,16 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot, uint64 *fingerp
  * find dead, as in any index scan).  Indexes that cannot be scanned whole
  * (hash) are left as they are (doc/access.md §5).
  */
-/* the indexes this session marked, each with the dead rows it marked for */
+/*
+ * The indexes this session marked completely, each with the dead rows it
+ * marked for and the state of its pages then.
+ */
 typedef struct marked_index
 {
 	Oid			indexid;
 	RelFileNode node;
-	uint64		fingerprint;
+	uint64		dead_rows;		/* the table's fingerprint (settle_heap_page) */
+	uint64		pages;			/* index_pages_fingerprint */
 } marked_index;
 
 static marked_index *marked = NULL;
@@ -303,53 +307,108 @@ find_marked(Oid indexid)
 }
 
 /*
- * Skipped when this session marked the index before for the same dead rows:
- * then every entry the scan would mark is marked already (an entry whose
- * rows died since changed the fingerprint), and the scan costs a fetch of
- * every live row.
+ * The LSNs of an index's pages: every change to a page moves its LSN (an
+ * unlogged index's too), except a mark of dead entries without
+ * wal_log_hints or checksums.
+ */
+static uint64
+index_pages_fingerprint(Relation index)
+{
+	BlockNumber blocks = RelationGetNumberOfBlocks(index);
+	BlockNumber block;
+	uint64		fingerprint = blocks;
+
+	for (block = 0; block < blocks; block++)
+	{
+		Buffer		buffer = ReadBuffer(index, block);
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		fingerprint += hash_bytes_uint32_extended(block, (uint64) PageGetLSN(BufferGetPage(buffer)));
+		UnlockReleaseBuffer(buffer);
+	}
+	return fingerprint;
+}
+
+/* one scan of the whole index, fetching every entry's rows */
+static void
+scan_whole_index(Relation heap, Relation index)
+{
+	IndexScanDesc scan = index_beginscan(heap, index, GetActiveSnapshot(), 0, 0);
+	TupleTableSlot *slot = table_slot_create(heap, NULL);
+
+	index_rescan(scan, NULL, 0, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		CHECK_FOR_INTERRUPTS();
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * Every entry of an index of a table with dead rows that points only to rows
+ * dead to every transaction marked dead, by a scan of the whole index that
+ * fetches each entry's rows (the index access method marks what the fetches
+ * find dead, as in any index scan).  Indexes that cannot be scanned whole
+ * (hash) are left as they are (doc/access.md §5).
+ *
+ * The access method does not mark entries of a page that changed while the
+ * scan was on it (B-tree and GiST compare the page's LSN), so a scan is
+ * complete only when no page of the index changed during it: compared
+ * before and after, and the scan repeated (at most three times) when one
+ * did (red team round 16: rows inserted during the scan left entries
+ * unmarked, and a later lookup keyed by a private value marked only its
+ * key's).  A complete scan is remembered: the session skips the next while
+ * the table's dead rows and the index's pages stay as they were then.
  */
 static void
-kill_dead_index_entries(Oid heapid, Oid indexid, uint64 fingerprint)
+kill_dead_index_entries(Oid heapid, Oid indexid, uint64 dead_rows)
 {
 	Relation	heap;
 	Relation	index;
 	marked_index *memo = find_marked(indexid);
+	uint64		before;
+	int			attempt;
 
 	index = index_open(indexid, AccessShareLock);
-	if (memo != NULL && memo->fingerprint == fingerprint &&
+	if (index->rd_indam->amgettuple == NULL || !index->rd_indam->amoptionalkey ||
+		!index->rd_index->indisvalid || !ActiveSnapshotSet())
+	{
+		index_close(index, AccessShareLock);
+		return;
+	}
+	before = index_pages_fingerprint(index);
+	if (memo != NULL && memo->dead_rows == dead_rows && memo->pages == before &&
 		RelFileNodeEquals(memo->node, index->rd_node))
 	{
 		index_close(index, AccessShareLock);
 		return;
 	}
 	heap = table_open(heapid, AccessShareLock);
-	if (index->rd_indam->amgettuple != NULL && index->rd_indam->amoptionalkey &&
-		index->rd_index->indisvalid && ActiveSnapshotSet())
+	for (attempt = 0; attempt < 3; attempt++)
 	{
-		IndexScanDesc scan = index_beginscan(heap, index, GetActiveSnapshot(), 0, 0);
-		TupleTableSlot *slot = table_slot_create(heap, NULL);
+		uint64		after;
 
-		index_rescan(scan, NULL, 0, NULL, 0);
-		while (index_getnext_slot(scan, ForwardScanDirection, slot))
-			CHECK_FOR_INTERRUPTS();
-		index_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
-
-		/* remembered once the scan went through */
-		if (memo == NULL)
+		scan_whole_index(heap, index);
+		after = index_pages_fingerprint(index);
+		if (after == before)
 		{
-			if (nmarked == maxmarked)
+			if (memo == NULL)
 			{
-				maxmarked = Max(16, 2 * maxmarked);
-				marked = marked == NULL ?
-					MemoryContextAlloc(TopMemoryContext, maxmarked * sizeof(marked_index)) :
-					repalloc(marked, maxmarked * sizeof(marked_index));
+				if (nmarked == maxmarked)
+				{
+					maxmarked = Max(16, 2 * maxmarked);
+					marked = marked == NULL ?
+						MemoryContextAlloc(TopMemoryContext, maxmarked * sizeof(marked_index)) :
+						repalloc(marked, maxmarked * sizeof(marked_index));
+				}
+				memo = &marked[nmarked++];
+				memo->indexid = indexid;
 			}
-			memo = &marked[nmarked++];
-			memo->indexid = indexid;
+			memo->node = index->rd_node;
+			memo->dead_rows = dead_rows;
+			memo->pages = after;
+			break;
 		}
-		memo->node = index->rd_node;
-		memo->fingerprint = fingerprint;
+		before = after;
 	}
 	index_close(index, AccessShareLock);
 	table_close(heap, AccessShareLock);
@@ -588,10 +647,11 @@ warm_run_end(warm_run *run)
 }
 
 void
-warm_again_and_rethrow(warm_run *run)
+warm_again_and_rethrow(warm_run *run, PlannedStmt *statement)
 {
 	ErrorData  *failure;
 	ListCell   *lc;
+	volatile bool settled = false;
 
 	/*
 	 * What the transaction's abort releases first: a failed read leaves its
@@ -611,6 +671,33 @@ warm_again_and_rethrow(warm_run *run)
 	MemoryContextSwitchTo(run->context);
 	failure = CopyErrorData();
 	FlushErrorState();
+
+	/*
+	 * First as after any run: the transaction still holds the relations'
+	 * locks, and what the run's rows marked (entries of rows that died
+	 * during it, hint bits of rows whose transaction ended during it) is
+	 * settled everywhere (red team round 16: a run made to fail kept its
+	 * lookups' marks).  When that fails in turn, the pages read again
+	 * without the relation cache.
+	 */
+	PG_TRY();
+	{
+		warm_run_end(warm_statement_relations(statement, 0));
+		settled = true;
+	}
+	PG_CATCH();
+	{
+		LWLockReleaseAll();
+		AbortBufferIO();
+		UnlockBuffers();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	if (settled)
+	{
+		RESUME_INTERRUPTS();
+		ReThrowError(failure);
+	}
 	PG_TRY();
 	{
 		foreach(lc, run->forks)
