@@ -31,15 +31,43 @@ hide_plan_estimates(PlannedStmt *planned)
 
 /* ---- what the planner of an anonymized session sees of private relations ---- */
 
+/*
+ * The indexes of a public table or catalog that the buffer warming cannot
+ * settle, left out: an index scan marks the entries it finds pointing only
+ * to dead rows, and the warming marks every such entry around each run by a
+ * scan of the whole index, which a hash index does not have; a lookup keyed
+ * by a private value would mark its key's entries only (doc/access.md §5).
+ */
+static void
+drop_unsettled_indexes(RelOptInfo *rel)
+{
+	List	   *indexes = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->amhasgettuple && !index->amoptionalkey)
+			continue;
+		indexes = lappend(indexes, index);
+	}
+	rel->indexlist = indexes;
+}
+
 void
 hide_relation_info(Oid relid, RelOptInfo *rel)
 {
 	List	   *indexes = NIL;
 	ListCell   *lc;
 
-	if (IsParallelWorker() || !anon_dp_session_is_anonymized() ||
-		relation_statistics_visible(relid))
+	if (IsParallelWorker() || !anon_dp_session_is_anonymized())
 		return;
+	if (relation_statistics_visible(relid))
+	{
+		drop_unsettled_indexes(rel);
+		return;
+	}
 	rel->pages = PRIVATE_RELATION_PAGES;
 	rel->tuples = PRIVATE_RELATION_TUPLES;
 	rel->allvisfrac = 0.0;

@@ -56,7 +56,11 @@
  */
 extern void hide_plan_estimates(PlannedStmt *planned);
 
-/* get_relation_info_hook: a private relation's size, indexes, extended statistics */
+/*
+ * get_relation_info_hook: a private relation's size, indexes, extended
+ * statistics; the hash indexes of the others (the buffer warming cannot
+ * settle them)
+ */
 extern void hide_relation_info(Oid relid, RelOptInfo *rel);
 
 /* get_relation_stats_hook, get_index_stats_hook: true when the statistics are withheld */
