@@ -84,4 +84,6 @@ for t in pub_28mb pub_28mb_dead; do
 	done
 	printf '| %s | %.3f |\n' "$t" "$(median "$OUT/$t.first")"
 done
+psql_su -d postgres -c "DROP DATABASE bench_warm" \
+	-c "SECURITY LABEL FOR anon_dp ON ROLE bench_warm_analyst IS NULL" -c "DROP ROLE bench_warm_analyst"
 rm -rf "$OUT"

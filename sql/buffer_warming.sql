@@ -197,6 +197,34 @@ RESET SESSION AUTHORIZATION;
 SELECT dead_index_entries IN (0, 500) AS entries_all_or_none,
        pruned_rows = 0 OR pruned_rows > 9900 AS pages_all_or_none
 FROM bw_dead_state;
+-- (2e) a private table's dead rows: its indexes are scanned only through
+-- bitmaps in an anonymized session (an index scan would mark the dead
+-- entries of the private key it looks up: red team round 17), and its pages
+-- are settled like a public table's.  User 7's key is 14.
+CREATE TABLE bw_hist (uid int, k int, pad text) WITH (autovacuum_enabled = off);
+SECURITY LABEL FOR anon_dp ON COLUMN bw_hist.uid IS 'privacy_unit';
+INSERT INTO bw_hist SELECT 1 + k % 2000, k, repeat('x', 100) FROM generate_series(0, 999) k, generate_series(1, 20) r;
+CREATE INDEX bw_hist_k ON bw_hist (k);
+DELETE FROM bw_hist WHERE k % 2 = 0;
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 0.1;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_seqscan = off;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people b JOIN bw_hist d ON d.uid = b.uid AND d.k = b.salary / 500
+  WHERE b.uid = 7) s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_seqscan;
+RESET SESSION AUTHORIZATION;
+SELECT (SELECT count(*) FROM generate_series(1, (pg_relation_size('bw_hist_k') / 8192)::int - 1) b,
+          bt_page_items('bw_hist_k', b) WHERE dead) AS private_entries_marked,
+       (SELECT count(*) FROM generate_series(0, (pg_relation_size('bw_hist') / 8192)::int - 1) b,
+          heap_page_items(get_raw_page('bw_hist', b)) WHERE lp_flags = 3) NOT BETWEEN 1 AND 9000
+         AS private_pages_all_or_none;
+DROP TABLE bw_hist;
+
 -- a hash index cannot be scanned whole, so the warming could not mark its
 -- entries: an anonymized session's planner does not see the hash indexes of
 -- public tables (the superuser's uses it)

@@ -355,9 +355,10 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		}
 		PG_CATCH();
 		{
-			release_pins(guarded->may_pin);
 			if (guarded->warmed != NULL)
-				warm_again_and_rethrow(guarded->warmed, queryDesc->plannedstmt);
+				warm_again_and_rethrow(guarded->warmed, queryDesc->plannedstmt,
+									   guarded->may_pin);
+			release_pins(guarded->may_pin);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();

@@ -598,6 +598,15 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 				continue;
 			private_total += unit->blocks;
 		}
+
+		/*
+		 * Every warmed table in shared buffers is settled (pruned, hinted):
+		 * a private table's too, whose pages the run's scans keyed by private
+		 * values pruned and hinted only where they led (its indexes are not
+		 * scanned but through bitmaps, which mark no entries:
+		 * plan_estimates.c); only public tables and catalogs need their
+		 * indexes' dead entries marked.
+		 */
 		/* a table's heap comes before its indexes (add_forks) */
 		foreach(f, unit->forks)
 		{
@@ -614,7 +623,7 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 					if (rows->heapid == fork->heapid)
 						kill_dead_index_entries(fork->heapid, fork->relid, rows->fingerprint);
 				}
-			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, pinned_kind, &fingerprint))
+			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, !unit->local, &fingerprint))
 			{
 				dead_rows  *rows = palloc(sizeof(dead_rows));
 
@@ -646,12 +655,23 @@ warm_run_end(warm_run *run)
 	MemoryContextDelete(run->context);
 }
 
+/* what an abort releases first, after an error inside the warming after a failure */
+static void
+release_after_error(void)
+{
+	LWLockReleaseAll();
+	AbortBufferIO();
+	UnlockBuffers();
+	FlushErrorState();
+}
+
 void
-warm_again_and_rethrow(warm_run *run, PlannedStmt *statement)
+warm_again_and_rethrow(warm_run *run, PlannedStmt *statement, int reserved)
 {
 	ErrorData  *failure;
 	ListCell   *lc;
 	volatile bool settled = false;
+	volatile int still_reserved = reserved;
 
 	/*
 	 * What the transaction's abort releases first: a failed read leaves its
@@ -673,31 +693,36 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement)
 	FlushErrorState();
 
 	/*
-	 * First as after any run: the transaction still holds the relations'
-	 * locks, and what the run's rows marked (entries of rows that died
-	 * during it, hint bits of rows whose transaction ended during it) is
-	 * settled everywhere (red team round 16: a run made to fail kept its
-	 * lookups' marks).  When that fails in turn, the pages read again
-	 * without the relation cache.
+	 * First as after any run: the run's pins released (pruning needs the
+	 * only pin, and the pool's share goes with them), then the statement's
+	 * relations warmed and settled (the transaction still holds their
+	 * locks), so that what the run's rows marked is settled everywhere (red
+	 * team round 16: a run made to fail kept its lookups' marks).  With
+	 * interrupts: a cancel ends the settling, a terminate the session (red
+	 * team round 17).  When that fails, the pages are read again without
+	 * the relation cache.
 	 */
+	RESUME_INTERRUPTS();
 	PG_TRY();
 	{
+		warm_run_unpin(run);
+		release_pins(still_reserved);
+		still_reserved = 0;
 		warm_run_end(warm_statement_relations(statement, 0));
 		settled = true;
 	}
 	PG_CATCH();
 	{
-		LWLockReleaseAll();
-		AbortBufferIO();
-		UnlockBuffers();
-		FlushErrorState();
+		HOLD_INTERRUPTS();
+		release_after_error();
+		RESUME_INTERRUPTS();
 	}
 	PG_END_TRY();
+	/* pins an error left in place go with the abort, just after */
+	release_pins(still_reserved);
 	if (settled)
-	{
-		RESUME_INTERRUPTS();
 		ReThrowError(failure);
-	}
+	HOLD_INTERRUPTS();
 	PG_TRY();
 	{
 		foreach(lc, run->forks)
@@ -716,10 +741,7 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement)
 	}
 	PG_CATCH();
 	{
-		LWLockReleaseAll();
-		AbortBufferIO();
-		UnlockBuffers();
-		FlushErrorState();
+		release_after_error();
 	}
 	PG_END_TRY();
 	RESUME_INTERRUPTS();

@@ -59,13 +59,14 @@ extern void warm_run_end(warm_run *run);
 extern void warm_run_unpin(warm_run *run);
 
 /*
- * The warming after a failed run: the statement's relations warmed and
- * settled as after any run, or when that fails too, the pages of the run's
- * warming read again without the relation cache (shared buffers only); then
- * the run's error raised again, whatever the reads did.  Called in
- * PG_CATCH.
+ * The warming after a failed run: the run's pins and its reservation in the
+ * pool released, the statement's relations warmed and settled as after any
+ * run, or when that fails too, the pages of the run's warming read again
+ * without the relation cache (shared buffers only); then the run's error
+ * raised again, whatever the reads did.  Called in PG_CATCH.
  */
-extern void warm_again_and_rethrow(warm_run *run, PlannedStmt *statement) pg_attribute_noreturn();
+extern void warm_again_and_rethrow(warm_run *run, PlannedStmt *statement,
+								   int reserved) pg_attribute_noreturn();
 
 /* Once per session: every page of the shared buffer pool mapped into it. */
 extern void map_shared_buffers_once(void);
