@@ -219,6 +219,35 @@ RESET enable_mergejoin;
 RESET enable_seqscan;
 RESET SESSION AUTHORIZATION;
 SELECT (SELECT count(*) FROM generate_series(1, (pg_relation_size('bw_hist_k') / 8192)::int - 1) b,
+          bt_page_items('bw_hist_k', b) WHERE dead) AS private_entries_marked;
+-- nor through a parallel index scan, which a merge join would read up to
+-- user 7's key (red team round 18: the dead entries of every key up to 14)
+SET SESSION AUTHORIZATION bw_analyst;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_sort = off;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT count(*) > 0 AS released FROM (
+  SELECT ANON_COUNT(*) FROM bw_people b JOIN bw_hist d ON d.uid = b.uid AND d.k = b.salary / 500
+  WHERE b.uid + 0 = 7) s;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+RESET enable_sort;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_index_scan_size;
+RESET min_parallel_table_scan_size;
+RESET SESSION AUTHORIZATION;
+SELECT (SELECT count(*) FROM generate_series(1, (pg_relation_size('bw_hist_k') / 8192)::int - 1) b,
           bt_page_items('bw_hist_k', b) WHERE dead) AS private_entries_marked,
        (SELECT count(*) FROM generate_series(0, (pg_relation_size('bw_hist') / 8192)::int - 1) b,
           heap_page_items(get_raw_page('bw_hist', b)) WHERE lp_flags = 3) NOT BETWEEN 1 AND 9000

@@ -54,6 +54,7 @@
 #include "access/relation.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/visibilitymap.h"
 #include "access/xact.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
@@ -468,6 +469,59 @@ read_fork(warm_fork *f, warm_run *pin_for, bool settle, uint64 *fingerprint)
 	return dead;
 }
 
+/*
+ * A private relation too large to warm, settled all the same: a scan keyed
+ * by private values prunes and hints the pages it visits (a bitmap heap scan
+ * with enable_seqscan off, a join that stops early), and they stay so for
+ * every later reader (red team round 18: the pages of one user's key pruned
+ * in a 57 MB table, and a later query of that key faster).  Each page the
+ * visibility map does not show all-visible (those have nothing to prune or
+ * hint) is read through a bulk-read ring, which leaves the buffers as they
+ * were, and settled.
+ */
+static void
+settle_without_warming(warm_unit *unit)
+{
+	BufferAccessStrategy ring = GetAccessStrategy(BAS_BULKREAD);
+	ListCell   *lc;
+
+	foreach(lc, unit->forks)
+	{
+		warm_fork  *f = (warm_fork *) lfirst(lc);
+		Relation	rel;
+		BlockNumber blocks;
+		BlockNumber block;
+		Buffer		vm = InvalidBuffer;
+		uint64		ignored = 0;
+
+		if (f->fork != MAIN_FORKNUM || f->local || OidIsValid(f->heapid))
+			continue;
+		rel = relation_open(f->relid, AccessShareLock);
+		if (rel->rd_rel->relam != HEAP_TABLE_AM_OID || !ActiveSnapshotSet())
+		{
+			relation_close(rel, AccessShareLock);
+			continue;
+		}
+		blocks = RelationGetNumberOfBlocks(rel);
+		for (block = 0; block < blocks; block++)
+		{
+			Buffer		buffer;
+
+			CHECK_FOR_INTERRUPTS();
+			if (VM_ALL_VISIBLE(rel, block, &vm))
+				continue;
+			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, ring);
+			heap_page_prune_opt(rel, buffer);
+			(void) settle_heap_page(rel, buffer, GetActiveSnapshot(), &ignored);
+			ReleaseBuffer(buffer);
+		}
+		if (BufferIsValid(vm))
+			ReleaseBuffer(vm);
+		relation_close(rel, AccessShareLock);
+	}
+	FreeAccessStrategy(ring);
+}
+
 /* the units of the statement's relations with storage, each relation once */
 static List *
 statement_units(PlannedStmt *statement)
@@ -595,7 +649,10 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 		if (!unit->chosen)
 		{
 			if (private_total + unit->blocks > NBuffers / 4.0)
+			{
+				settle_without_warming(unit);
 				continue;
+			}
 			private_total += unit->blocks;
 		}
 
@@ -697,12 +754,13 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement, int reserved)
 	 * only pin, and the pool's share goes with them), then the statement's
 	 * relations warmed and settled (the transaction still holds their
 	 * locks), so that what the run's rows marked is settled everywhere (red
-	 * team round 16: a run made to fail kept its lookups' marks).  With
-	 * interrupts: a cancel ends the settling, a terminate the session (red
-	 * team round 17).  When that fails, the pages are read again without
-	 * the relation cache.
+	 * team round 16: a run made to fail kept its lookups' marks).  A cancel
+	 * waits for its end (a second cancel cut it short: red team round 18),
+	 * a terminate ends the session (round 17).  When it fails, the pages
+	 * are read again without the relation cache.
 	 */
 	RESUME_INTERRUPTS();
+	HOLD_CANCEL_INTERRUPTS();
 	PG_TRY();
 	{
 		warm_run_unpin(run);
@@ -718,6 +776,7 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement, int reserved)
 		RESUME_INTERRUPTS();
 	}
 	PG_END_TRY();
+	RESUME_CANCEL_INTERRUPTS();
 	/* pins an error left in place go with the abort, just after */
 	release_pins(still_reserved);
 	if (settled)

@@ -87,10 +87,15 @@ hide_relation_info(Oid relid, RelOptInfo *rel)
 		 * pointing only to dead rows, and one keyed by a private value marked
 		 * its key's, which a later scan of that key found faster (red team
 		 * round 17: 2-4 ms for 30,000 dead versions); a bitmap scan marks
-		 * none.  No index-only scans or ordered index scans either
-		 * (get_index_paths adds only bitmap paths of such an index).
+		 * none.  No index-only scans or ordered index scans either:
+		 * get_index_paths adds only bitmap paths of an index without
+		 * amgettuple, and build_index_paths adds a parallel index scan of
+		 * any index that supports one (red team round 18: a parallel index
+		 * scan under a merge join read a private index up to one user's
+		 * key and marked the dead entries before it).
 		 */
 		index->amhasgettuple = false;
+		index->amcanparallel = false;
 		if (index->tree_height >= 0)
 			index->tree_height = 1;
 		indexes = lappend(indexes, index);
