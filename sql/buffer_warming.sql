@@ -254,6 +254,25 @@ SELECT (SELECT count(*) FROM generate_series(1, (pg_relation_size('bw_hist_k') /
          AS private_pages_all_or_none;
 DROP TABLE bw_hist;
 
+-- (2f) no synchronized scans during an anonymization run, whatever the
+-- session set: a scan of a table larger than a quarter of shared_buffers
+-- leaves in shared memory where it stopped, for the next scan of any session
+-- to start there (red team round 19: a semi join's scan stopped at one
+-- user's row, and a later query's time read the block).  A function a
+-- superuser vouched for sees the setting during the run; the session's own
+-- value is back after it.
+CREATE FUNCTION bw_sync_off() RETURNS boolean LANGUAGE plpgsql STABLE AS
+$$ BEGIN RETURN current_setting('synchronize_seqscans') = 'off'; END $$;
+SECURITY LABEL FOR anon_dp ON FUNCTION bw_sync_off() IS 'trusted';
+SET SESSION AUTHORIZATION bw_analyst;
+SET anon_dp.epsilon = 1;
+SET synchronize_seqscans = on;
+SELECT ANON_COUNT(*) > 1000 AS off_during_the_run FROM bw_people WHERE bw_sync_off();
+SHOW synchronize_seqscans;
+RESET synchronize_seqscans;
+RESET SESSION AUTHORIZATION;
+DROP FUNCTION bw_sync_off();
+
 -- a hash index cannot be scanned whole, so the warming could not mark its
 -- entries: an anonymized session's planner does not see the hash indexes of
 -- public tables (the superuser's uses it)

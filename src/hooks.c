@@ -52,6 +52,7 @@
 #include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/utility.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "anonymizer/anonymizer.h"
@@ -340,8 +341,21 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 	{
 		/* in memory: the step sets what PG_CATCH reads */
 		executor_run_call *guarded = palloc(sizeof(executor_run_call));
+		int			settings = NewGUCNestLevel();
 
 		*guarded = call;
+
+		/*
+		 * No synchronized scans: a sequential scan of a table larger than a
+		 * quarter of shared_buffers records in shared memory where it got to,
+		 * and the next scan of any session starts there; one that a private
+		 * value stopped (a semi join's inner scan) left that block for a
+		 * later query's time to read (red team round 19).  Off for the run
+		 * whatever the session set (scans begin and rescan within it); the
+		 * transaction's abort restores it after an error.
+		 */
+		(void) set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 
 		/*
 		 * Before the error channel: waiting for other sessions' runs tells
@@ -363,6 +377,7 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		}
 		PG_END_TRY();
 		release_pins(guarded->may_pin);
+		AtEOXact_GUC(true, settings);
 		pfree(guarded);
 	}
 }
