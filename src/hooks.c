@@ -352,7 +352,9 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 		 * value stopped (a semi join's inner scan) left that block for a
 		 * later query's time to read (red team round 19).  Off for the run
 		 * whatever the session set (scans begin and rescan within it); the
-		 * transaction's abort restores it after an error.
+		 * transaction's abort restores it after an error.  A function a
+		 * superuser vouched for that sets it during the run turns it on for
+		 * the rest of the run (round 20; doc/access.md §5).
 		 */
 		(void) set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);

@@ -66,6 +66,7 @@
 #include "storage/bufmgr.h"
 #include "storage/condition_variable.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
 #include "storage/lwlock.h"
 #include "storage/procarray.h"
 #include "storage/shmem.h"
@@ -151,16 +152,28 @@ add_forks(warm_unit *unit, Relation rel, bool with_toast)
 	add_fork(unit, rel, VISIBILITYMAP_FORKNUM, InvalidOid);
 	foreach(lc, indexes)
 	{
-		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Relation	index;
+
+		/*
+		 * Never a wait for an index's lock (a run may hold its share of the
+		 * pin pool): one that another session holds exclusively (an index
+		 * built concurrently since executor start, one being rebuilt) is one
+		 * the plan does not use, and is left out (red team round 20).  A
+		 * lock this transaction holds is granted at once.
+		 */
+		if (!ConditionalLockRelationOid(lfirst_oid(lc), AccessShareLock))
+			continue;
+		index = index_open(lfirst_oid(lc), NoLock);
 
 		if (RELKIND_HAS_STORAGE(index->rd_rel->relkind))
 			add_fork(unit, index, MAIN_FORKNUM, RelationGetRelid(rel));
 		index_close(index, NoLock);
 	}
 	list_free(indexes);
-	if (with_toast && OidIsValid(rel->rd_rel->reltoastrelid))
+	if (with_toast && OidIsValid(rel->rd_rel->reltoastrelid) &&
+		ConditionalLockRelationOid(rel->rd_rel->reltoastrelid, AccessShareLock))
 	{
-		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
+		Relation	toast = table_open(rel->rd_rel->reltoastrelid, NoLock);
 
 		add_forks(unit, toast, false);
 		table_close(toast, NoLock);
