@@ -61,6 +61,7 @@
 #include "budget/ledger.h"
 #include "catalog.h"
 #include "guard/buffer_warming.h"
+#include "guard/pin_pool.h"
 #include "guard/early_subqueries.h"
 #include "guard/marks.h"
 #include "guard/error_channel.h"
@@ -112,7 +113,7 @@ anon_dp_shmem_request(void)
 		prev_shmem_request_hook();
 	ledger_request_shmem();
 	failures_request_shmem();
-	buffer_warming_request_shmem();
+	pin_pool_request_shmem();
 }
 
 static void
@@ -122,7 +123,7 @@ anon_dp_shmem_startup(void)
 		prev_shmem_startup_hook();
 	ledger_startup_shmem();
 	failures_startup_shmem();
-	buffer_warming_startup_shmem();
+	pin_pool_startup_shmem();
 }
 
 static void

@@ -55,7 +55,6 @@
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/visibilitymap.h"
-#include "access/xact.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
@@ -64,14 +63,10 @@
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
-#include "storage/condition_variable.h"
-#include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/lwlock.h"
 #include "storage/procarray.h"
-#include "storage/shmem.h"
 #include "storage/smgr.h"
-#include "storage/spin.h"
 #include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -79,9 +74,9 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/wait_event.h"
 
 #include "guard/buffer_warming.h"
+#include "guard/pin_pool.h"
 #include "guard/catalog_masking.h"
 
 /* one fork of a relation to read: what the relation cache gave for it */
@@ -857,71 +852,6 @@ map_shared_buffers_once(void)
 }
 
 
-/*
- * The pages pinned by the runs of all sessions, at most a quarter of
- * shared_buffers; a run waits for its share on the condition variable.
- */
-typedef struct pin_pool
-{
-	slock_t		mutex;
-	int			reserved;		/* pages reserved by running runs */
-	ConditionVariable released;
-} pin_pool;
-
-static pin_pool *pins = NULL;
-
-/* what this backend reserved (a nested run adds to an outer one's) */
-static int	reserved_here = 0;
-
-static int
-pin_pool_limit(void)
-{
-	return Max(1, NBuffers / 4);
-}
-
-void
-buffer_warming_request_shmem(void)
-{
-	RequestAddinShmemSpace(MAXALIGN(sizeof(pin_pool)));
-}
-
-void
-buffer_warming_startup_shmem(void)
-{
-	bool		found;
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	pins = ShmemInitStruct("anon_dp pinned pages", sizeof(pin_pool), &found);
-	if (!found)
-	{
-		SpinLockInit(&pins->mutex);
-		pins->reserved = 0;
-		ConditionVariableInit(&pins->released);
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
-/* a session that leaves during a run (FATAL, a terminated backend) */
-static void
-release_at_exit(int code, Datum arg)
-{
-	if (reserved_here > 0)
-		release_pins(reserved_here);
-}
-
-/*
- * No run is going on when a transaction ends: what is still reserved then
- * was left by a path that missed its release, and would otherwise stay
- * reserved for the session's life.
- */
-static void
-release_at_transaction_end(XactEvent event, void *arg)
-{
-	if (reserved_here > 0 &&
-		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE))
-		release_pins(reserved_here);
-}
-
 /* the pages the warming before a run pins: the shared ones the analyst chose */
 static int
 pages_to_pin(PlannedStmt *statement)
@@ -948,64 +878,28 @@ pages_to_pin(PlannedStmt *statement)
 int
 reserve_pins(PlannedStmt *statement)
 {
-	static bool exit_callback = false;
 	int			wanted;
-	int			limit = pin_pool_limit();
 
-	if (pins == NULL)
+	if (!pin_pool_ready())
 		return 0;
 	wanted = pages_to_pin(statement);
 	if (wanted == 0)
 		return 0;
-	if (!exit_callback)
-	{
-		before_shmem_exit(release_at_exit, (Datum) 0);
-		RegisterXactCallback(release_at_transaction_end, NULL);
-		exit_callback = true;
-	}
-	for (;;)
-	{
-		bool		granted;
 
-		SpinLockAcquire(&pins->mutex);
-		granted = pins->reserved + wanted <= limit;
-		if (granted)
-			pins->reserved += wanted;
-		SpinLockRelease(&pins->mutex);
-		if (granted)
-			break;
-
-		/*
-		 * A run inside a run of this session cannot wait for its own
-		 * outer run to end.
-		 */
-		if (reserved_here > 0)
-		{
-			ConditionVariableCancelSleep();
-			ereport(ERROR,
-					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-					 errmsg("an anonymization query run inside another cannot pin the %s of its public tables and catalogs",
-							pretty_blocks(wanted)),
-					 errdetail("Anonymization queries of all sessions pin at most a quarter of shared_buffers (%s) together while they run; the queries this one runs inside hold %s of it.",
-							   pretty_blocks(limit), pretty_blocks(reserved_here)),
-					 errhint("Read fewer or smaller public tables in the inner or the outer query, or run them one after the other.")));
-		}
-		ConditionVariableSleep(&pins->released, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
-	reserved_here += wanted;
+	/* a run inside a run of this session cannot wait for its outer run to end */
+	if (!pin_pool_reserve(wanted, pin_pool_reserved_here() == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("an anonymization query run inside another cannot pin the %s of its public tables and catalogs",
+						pretty_blocks(wanted)),
+				 errdetail("Anonymization queries of all sessions pin at most a quarter of shared_buffers (%s) together while they run; the queries this one runs inside hold %s of it.",
+						   pretty_blocks(pin_pool_limit()), pretty_blocks(pin_pool_reserved_here())),
+				 errhint("Read fewer or smaller public tables in the inner or the outer query, or run them one after the other.")));
 	return wanted;
 }
 
 void
 release_pins(int reserved)
 {
-	if (pins == NULL || reserved <= 0)
-		return;
-	SpinLockAcquire(&pins->mutex);
-	pins->reserved -= reserved;
-	Assert(pins->reserved >= 0);
-	SpinLockRelease(&pins->mutex);
-	reserved_here -= reserved;
-	ConditionVariableBroadcast(&pins->released);
+	pin_pool_release(reserved);
 }
