@@ -375,11 +375,11 @@ anon_dp_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count
 			if (guarded->warmed != NULL)
 				warm_again_and_rethrow(guarded->warmed, queryDesc->plannedstmt,
 									   guarded->may_pin);
-			release_pins(guarded->may_pin);
+			pin_pool_release(guarded->may_pin);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-		release_pins(guarded->may_pin);
+		pin_pool_release(guarded->may_pin);
 		AtEOXact_GUC(true, settings);
 		pfree(guarded);
 	}

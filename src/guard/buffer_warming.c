@@ -35,15 +35,11 @@
  * start, before it reads anything; warming more could push its own pages
  * out.  So the refusal tells nothing private.  The others (private tables,
  * the statistics catalogs) are warmed when they fit another quarter, the
- * smallest first; a larger one is read whole by a sequential scan anyway,
- * and what an index scan of one leaves is a residual (doc/access.md §5).
- *
- * The pins have a limit across sessions: all anonymization queries running at
- * once pin at most a quarter of shared_buffers together.  A run reserves the
- * pages it will pin before its warming and waits, before anything of it runs,
- * while other sessions' runs hold the rest (red team round 14: four analyst
- * sessions pinned the whole pool, and other roles' queries failed with "no
- * unpinned buffers available").
+ * smallest first; a larger one is only settled (settle_without_warming), and
+ * which of its pages a scan keyed by a private value leaves in the buffers is
+ * a residual (doc/access.md §5).  The pages of public tables and catalogs
+ * stay pinned while the run goes on, within the limit of all sessions
+ * together (pin_pool.c).
  */
 #include "postgres.h"
 
@@ -200,16 +196,6 @@ touch_and_release(Buffer buffer)
 }
 
 /*
- * The locks: statement_units takes AccessShareLock on every relation it
- * counts (the table, its indexes, its TOAST table and that table's index) at
- * executor start and keeps them to the end of the transaction, so that a run
- * holding its share of the pin pool never queues for a lock: a session
- * waiting for the pool holds its own locks, which PostgreSQL's deadlock
- * detector cannot relate to that wait (red team round 15: a REINDEX queued
- * between the two hung every statement on the table).  Later opens find the
- * locks held.
- */
-/*
  * A heap page of a public table or catalog settled as a scan of it would
  * leave it, and whether it holds dead rows.
  *
@@ -238,7 +224,7 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot, uint64 *fingerp
 {
 	Page		page = BufferGetPage(buffer);
 	BlockNumber block = BufferGetBlockNumber(buffer);
-	GlobalVisState *horizon = GlobalVisTestFor(rel);
+	GlobalVisState *horizon = fingerprint != NULL ? GlobalVisTestFor(rel) : NULL;
 	OffsetNumber offset;
 	OffsetNumber last;
 	bool		dead = false;
@@ -256,7 +242,8 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot, uint64 *fingerp
 		if (ItemIdIsDead(item) || ItemIdIsRedirected(item))
 		{
 			dead = true;
-			*fingerprint += dead_item_hash(block, offset, ItemIdIsDead(item) ? 1 : 2);
+			if (fingerprint != NULL)
+				*fingerprint += dead_item_hash(block, offset, ItemIdIsDead(item) ? 1 : 2);
 			continue;
 		}
 		if (!ItemIdIsNormal(item))
@@ -273,21 +260,15 @@ settle_heap_page(Relation rel, Buffer buffer, Snapshot snapshot, uint64 *fingerp
 			((infomask & HEAP_XMAX_COMMITTED) != 0 && !HEAP_XMAX_IS_LOCKED_ONLY(infomask)))
 		{
 			dead = true;
-			*fingerprint += dead_item_hash(block, offset,
-										   HeapTupleIsSurelyDead(&tuple, horizon) ? 3 : 4);
+			if (fingerprint != NULL)
+				*fingerprint += dead_item_hash(block, offset,
+											   HeapTupleIsSurelyDead(&tuple, horizon) ? 3 : 4);
 		}
 	}
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	return dead;
 }
 
-/*
- * Every entry of an index of a table with dead rows that points only to rows
- * dead to every transaction marked dead, by a scan of the whole index that
- * fetches each entry's rows (the index access method marks what the fetches
- * find dead, as in any index scan).  Indexes that cannot be scanned whole
- * (hash) are left as they are (doc/access.md §5).
- */
 /*
  * The indexes this session marked completely, each with the dead rows it
  * marked for and the state of its pages then.
@@ -428,7 +409,7 @@ kill_dead_index_entries(Oid heapid, Oid indexid, uint64 dead_rows)
  * reserved); with settle, the heap pages of a public table or catalog
  * settled (settle_heap_page), pruned first when not kept pinned (pruning
  * needs the only pin).  Returns whether a settled page holds dead rows,
- * and adds theirs to the fingerprint.
+ * and adds theirs to the fingerprint when one is given.
  */
 static bool
 read_fork(warm_fork *f, warm_run *pin_for, bool settle, uint64 *fingerprint)
@@ -500,7 +481,6 @@ settle_without_warming(warm_unit *unit)
 		BlockNumber blocks;
 		BlockNumber block;
 		Buffer		vm = InvalidBuffer;
-		uint64		ignored = 0;
 
 		if (f->fork != MAIN_FORKNUM || f->local || OidIsValid(f->heapid))
 			continue;
@@ -520,7 +500,7 @@ settle_without_warming(warm_unit *unit)
 				continue;
 			buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, ring);
 			heap_page_prune_opt(rel, buffer);
-			(void) settle_heap_page(rel, buffer, GetActiveSnapshot(), &ignored);
+			(void) settle_heap_page(rel, buffer, GetActiveSnapshot(), NULL);
 			ReleaseBuffer(buffer);
 		}
 		if (BufferIsValid(vm))
@@ -530,7 +510,19 @@ settle_without_warming(warm_unit *unit)
 	FreeAccessStrategy(ring);
 }
 
-/* the units of the statement's relations with storage, each relation once */
+/*
+ * The units of the statement's relations with storage, each relation once.
+ *
+ * The locks: statement_units takes AccessShareLock on every relation it
+ * counts (the table, and without waiting its indexes, its TOAST table and
+ * that table's index: add_forks) at
+ * executor start and keeps them to the end of the transaction, so that a run
+ * holding its share of the pin pool never queues for a lock: a session
+ * waiting for the pool holds its own locks, which PostgreSQL's deadlock
+ * detector cannot relate to that wait (red team round 15: a REINDEX queued
+ * between the two hung every statement on the table).  Later opens find the
+ * locks held.
+ */
 static List *
 statement_units(PlannedStmt *statement)
 {
@@ -688,7 +680,9 @@ warm_statement_relations(PlannedStmt *statement, int may_pin)
 					if (rows->heapid == fork->heapid)
 						kill_dead_index_entries(fork->heapid, fork->relid, rows->fingerprint);
 				}
-			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, !unit->local, &fingerprint))
+			/* only public tables' and catalogs' dead rows need their indexes marked */
+			if (read_fork(fork, pinned_kind && may_pin > 0 ? run : NULL, !unit->local,
+						  pinned_kind ? &fingerprint : NULL) && pinned_kind)
 			{
 				dead_rows  *rows = palloc(sizeof(dead_rows));
 
@@ -772,7 +766,7 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement, int reserved)
 	PG_TRY();
 	{
 		warm_run_unpin(run);
-		release_pins(still_reserved);
+		pin_pool_release(still_reserved);
 		still_reserved = 0;
 		warm_run_end(warm_statement_relations(statement, 0));
 		settled = true;
@@ -786,7 +780,7 @@ warm_again_and_rethrow(warm_run *run, PlannedStmt *statement, int reserved)
 	PG_END_TRY();
 	RESUME_CANCEL_INTERRUPTS();
 	/* pins an error left in place go with the abort, just after */
-	release_pins(still_reserved);
+	pin_pool_release(still_reserved);
 	if (settled)
 		ReThrowError(failure);
 	HOLD_INTERRUPTS();
@@ -896,10 +890,4 @@ reserve_pins(PlannedStmt *statement)
 						   pretty_blocks(pin_pool_limit()), pretty_blocks(pin_pool_reserved_here())),
 				 errhint("Read fewer or smaller public tables in the inner or the outer query, or run them one after the other.")));
 	return wanted;
-}
-
-void
-release_pins(int reserved)
-{
-	pin_pool_release(reserved);
 }

@@ -32,12 +32,11 @@ typedef struct warm_run
  * catalogs it names, in shared buffers) reserved against the limit of all
  * sessions together, a quarter of shared_buffers; waits while other
  * sessions' runs hold too much of it (an ERROR for a run inside a run of
- * this session that does not fit; pin_pool.c).  Returns what it reserved,
- * for warm_statement_relations and release_pins; 0 without shared memory
- * (the library not preloaded).
+ * this session that does not fit).  Returns what it reserved, for
+ * warm_statement_relations and pin_pool_release (pin_pool.h); 0 without
+ * shared memory (the library not preloaded).
  */
 extern int	reserve_pins(PlannedStmt *statement);
-extern void release_pins(int reserved);
 
 /*
  * Reads every relation the statement names (heap, visibility map, indexes,
